@@ -1,0 +1,71 @@
+// swift-tools-version:6.0
+// Strata: an event-sourced CQRS backend. No Swift package dependencies by design:
+// the toolchain plus three C libraries from Debian (SQLite, libzmq, libsodium).
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "strata",
+    products: [
+        .executable(name: "strata", targets: ["strata"]),
+        .library(name: "StrataTesting", targets: ["StrataTesting"]),
+    ],
+    targets: [
+        // C libraries, bound through module maps; `scripts/bootstrap` installs them.
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CZeroMQ", path: "Sources/CZeroMQ", pkgConfig: "libzmq",
+            providers: [.apt(["libzmq3-dev"])]),
+        .systemLibrary(
+            name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]),
+
+        // The vocabulary every other target speaks: JSON and its canonical form,
+        // calendar dates and timestamps, identifiers, the contract's error codes.
+        .target(name: "StrataCore", swiftSettings: strict),
+        // The event catalog: one value type per event, schema versions, upcasters.
+        .target(name: "Events", dependencies: ["StrataCore"], path: "Events", swiftSettings: strict),
+        // What a projection is; the projector issue fills it with read models.
+        .target(
+            name: "Projections", dependencies: ["Events", "StrataCore"], path: "Projections",
+            swiftSettings: strict),
+        // A small safe layer over SQLite's C API: prepared statements, typed errors.
+        .target(name: "StrataSQLite", dependencies: ["CSQLite"], swiftSettings: strict),
+        // The SQLite event store: atomic multi-stream append, journal, hash chain.
+        .target(
+            name: "EventStore", dependencies: ["Events", "StrataCore", "StrataSQLite", "CSodium"],
+            swiftSettings: strict),
+        // Test support shipped as a library: in-memory store, fixed clock.
+        .target(
+            name: "StrataTesting", dependencies: ["EventStore", "Events", "StrataCore"],
+            swiftSettings: strict),
+        // The command line: argument parsing, configuration, subcommands.
+        .target(
+            name: "StrataCLI", dependencies: ["EventStore", "Events", "StrataCore", "StrataSQLite", "CSodium"],
+            swiftSettings: strict),
+        .executableTarget(name: "strata", dependencies: ["StrataCLI"], swiftSettings: strict),
+
+        // A child process for crash tests: appends until it is killed.
+        .executableTarget(
+            name: "StoreCrashWriter", dependencies: ["EventStore", "Events", "StrataCore"],
+            path: "Tests/StoreCrashWriter", swiftSettings: strict),
+
+        .testTarget(name: "StrataCoreTests", dependencies: ["StrataCore"], swiftSettings: strict),
+        .testTarget(
+            name: "EventsTests", dependencies: ["Events", "StrataCore"], swiftSettings: strict),
+        .testTarget(
+            name: "EventStoreTests",
+            dependencies: ["EventStore", "StrataTesting", "Events", "StrataCore", "StoreCrashWriter", "StrataSQLite"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "StrataCLITests",
+            dependencies: ["StrataCLI", "strata", "EventStore", "StrataTesting", "Events", "StrataCore"],
+            swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,2 @@
+// Binds sqlite3.h (Debian: libsqlite3-dev) for Swift.
+#include <sqlite3.h>

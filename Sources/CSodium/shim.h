@@ -1,0 +1,2 @@
+// Binds sodium.h (Debian: libsodium-dev) for Swift.
+#include <sodium.h>

@@ -1,0 +1,154 @@
+import Events
+import StrataCore
+
+/// The primitive operations an append needs from storage, inside one transaction.
+/// The SQLite store and the in-memory twin both implement it, so the rules of
+/// appending (journal, expected versions, positions, the chain) are written once.
+package protocol AppendBackend {
+    func journalEntry(commandId: String) throws(StoreError) -> JournalEntry?
+    func currentVersion(of stream: String) throws(StoreError) -> Int64
+    mutating func insert(_ event: RecordedEvent) throws(StoreError)
+    mutating func insert(_ entry: JournalEntry) throws(StoreError)
+}
+
+/// The end of the chain: the last position and its hash.
+package struct ChainTip: Sendable, Equatable {
+    package var position: Int64
+    package var hash: [UInt8]
+    package var hashHex: String
+
+    package static let empty = ChainTip(position: 0, hash: HashChain.genesis, hashHex: HashChain.genesisHex)
+
+    package init(position: Int64, hash: [UInt8], hashHex: String) {
+        self.position = position
+        self.hash = hash
+        self.hashHex = hashHex
+    }
+}
+
+package enum AppendPlanner {
+    /// Decides and writes each command in order against `backend`, inside the caller's
+    /// transaction. Returns the results and the new chain tip; when it throws, the
+    /// caller rolls the transaction back and keeps its old tip.
+    package static func append<Backend: AppendBackend>(
+        _ commands: [CommandWrite], to backend: inout Backend, tip start: ChainTip, recordedAt: String
+    ) throws(StoreError) -> (results: [CommandResult], tip: ChainTip) {
+        var tip = start
+        var versions: [String: Int64] = [:]  // streams touched in this call
+        var results: [CommandResult] = []
+        results.reserveCapacity(commands.count)
+
+        for command in commands {
+            if let earlier = try backend.journalEntry(commandId: command.commandId) {
+                results.append(earlier.bodyDigest == command.bodyDigest ? .duplicate(earlier) : .idReused(earlier))
+                continue
+            }
+            let outcome: CommandOutcome
+            switch command.decision {
+            case .refuse(let error):
+                outcome = .refused(error)
+            case .append(let events, let expectations):
+                if let conflict = try firstConflict(expectations, versions: &versions, backend: backend) {
+                    outcome = .refused(conflict)
+                } else {
+                    let metadata = CanonicalJSON.bytes(
+                        EventMetadata(
+                            commandId: command.commandId, actor: command.actor, correlationId: command.correlationId,
+                            causationId: command.commandId
+                        ).json)
+                    var appended: [AppendedEvent] = []
+                    appended.reserveCapacity(events.count)
+                    for event in events {
+                        let stream = event.stream.description
+                        let version = try currentVersion(stream, versions: &versions, backend: backend) + 1
+                        let position = tip.position + 1
+                        let unhashed = RecordedEvent(
+                            position: position, stream: stream, version: version, type: event.type,
+                            schemaVersion: event.schemaVersion, recordedAt: recordedAt, data: event.data,
+                            metadata: metadata, prevHash: tip.hashHex, hash: "")
+                        let hash = HashChain.hash(previous: tip.hash, canonicalEvent: unhashed.canonicalBody)
+                        let hashHex = Hex.encode(hash)
+                        try backend.insert(
+                            RecordedEvent(
+                                position: position, stream: stream, version: version, type: event.type,
+                                schemaVersion: event.schemaVersion, recordedAt: recordedAt, data: event.data,
+                                metadata: metadata, prevHash: tip.hashHex, hash: hashHex))
+                        versions[stream] = version
+                        tip = ChainTip(position: position, hash: hash, hashHex: hashHex)
+                        appended.append(AppendedEvent(position: position, stream: stream, version: version, type: event.type))
+                    }
+                    outcome = .accepted(appended)
+                }
+            }
+            try backend.insert(
+                JournalEntry(
+                    commandId: command.commandId, bodyDigest: command.bodyDigest, keyId: command.keyId,
+                    actor: command.actor, commandType: command.commandType, outcome: outcome, recordedAt: recordedAt,
+                    head: tip.position))
+            results.append(.recorded(outcome))
+        }
+        return (results, tip)
+    }
+
+    /// The first unmet expectation, in stream-name order so the answer is deterministic.
+    private static func firstConflict<Backend: AppendBackend>(
+        _ expectations: [StreamName: ExpectedVersion], versions: inout [String: Int64], backend: Backend
+    ) throws(StoreError) -> StrataError? {
+        for (stream, expected) in expectations.sorted(by: { $0.key < $1.key }) {
+            guard case .exactly(let wanted) = expected else { continue }
+            let actual = try currentVersion(stream.description, versions: &versions, backend: backend)
+            if actual != wanted {
+                return StrataError(
+                    .conflict, reason: "WRONG_EXPECTED_VERSION",
+                    "stream \(stream) is at version \(actual), the command expected \(wanted)")
+            }
+        }
+        return nil
+    }
+
+    private static func currentVersion<Backend: AppendBackend>(
+        _ stream: String, versions: inout [String: Int64], backend: Backend
+    ) throws(StoreError) -> Int64 {
+        if let known = versions[stream] { return known }
+        let version = try backend.currentVersion(of: stream)
+        versions[stream] = version
+        return version
+    }
+}
+
+extension CommandOutcome {
+    /// The journal's `result` column: `{"events":[…]}` or `{"error":{…}}`, canonical JSON.
+    package var journalJSON: JSONValue {
+        switch self {
+        case .accepted(let events):
+            return .object([
+                "events": .array(
+                    events.map {
+                        .object([
+                            "position": .integer($0.position), "stream": .string($0.stream),
+                            "version": .integer($0.version), "type": .string($0.type),
+                        ])
+                    })
+            ])
+        case .refused(let error):
+            return .object(["error": error.json])
+        }
+    }
+
+    package init?(journalJSON: JSONValue) {
+        if let events = journalJSON["events"]?.arrayValue {
+            var appended: [AppendedEvent] = []
+            for e in events {
+                guard let position = e["position"]?.integerValue, let stream = e["stream"]?.stringValue,
+                    let version = e["version"]?.integerValue, let type = e["type"]?.stringValue
+                else { return nil }
+                appended.append(AppendedEvent(position: position, stream: stream, version: version, type: type))
+            }
+            self = .accepted(appended)
+        } else if let error = journalJSON["error"].flatMap(StrataError.init(json:)) {
+            self = .refused(error)
+        } else {
+            return nil
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import CSodium
+
+/// The tamper-evident chain: `hash = SHA-256(prevHash as 32 raw bytes ‖ canonical event)`,
+/// the canonical event being the event's JSON without `hash` and `prevHash` (RFC 8785).
+/// The first event's prevHash is 32 zero bytes. SHA-256 comes from libsodium.
+public enum HashChain {
+    public static let genesis = [UInt8](repeating: 0, count: 32)
+    public static let genesisHex = String(repeating: "0", count: 64)
+
+    public static func hash(previous: [UInt8], canonicalEvent: [UInt8]) -> [UInt8] {
+        precondition(previous.count == 32, "a chain hash is 32 bytes")
+        var state = crypto_hash_sha256_state()
+        var out = [UInt8](repeating: 0, count: 32)
+        crypto_hash_sha256_init(&state)
+        crypto_hash_sha256_update(&state, previous, UInt64(previous.count))
+        crypto_hash_sha256_update(&state, canonicalEvent, UInt64(canonicalEvent.count))
+        crypto_hash_sha256_final(&state, &out)
+        return out
+    }
+
+    public static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        crypto_hash_sha256(&out, bytes, UInt64(bytes.count))
+        return out
+    }
+}

@@ -1,0 +1,100 @@
+import Events
+import StrataCore
+
+/// An event as stored: the columns of the `events` table, bytes exactly as written.
+///
+/// `data` and `metadata` are canonical JSON; `recordedAt`, `prevHash` and `hash` are
+/// the stored text. Nothing is re-encoded on the way out: what is hashed is what is
+/// published and replayed.
+public struct RecordedEvent: Sendable, Equatable {
+    public let position: Int64
+    public let stream: String
+    public let version: Int64
+    public let type: String
+    public let schemaVersion: Int
+    public let recordedAt: String
+    public let data: [UInt8]
+    public let metadata: [UInt8]
+    public let prevHash: String
+    public let hash: String
+
+    public init(
+        position: Int64, stream: String, version: Int64, type: String, schemaVersion: Int, recordedAt: String,
+        data: [UInt8], metadata: [UInt8], prevHash: String, hash: String
+    ) {
+        self.position = position
+        self.stream = stream
+        self.version = version
+        self.type = type
+        self.schemaVersion = schemaVersion
+        self.recordedAt = recordedAt
+        self.data = data
+        self.metadata = metadata
+        self.prevHash = prevHash
+        self.hash = hash
+    }
+
+    /// The stream's category: what comes before the first `-`.
+    public var category: Substring { stream.prefix(while: { $0 != "-" }) }
+
+    /// The event decoded into the catalog, upcast to the current schema version.
+    public func decoded() throws(EventDecodingError) -> StrataEvent {
+        try EventRegistry.decode(type: type, schemaVersion: schemaVersion, data: data)
+    }
+
+    /// The metadata decoded.
+    public func decodedMetadata() throws -> EventMetadata {
+        try CanonicalJSON.decode(EventMetadata.self, from: metadata)
+    }
+
+    /// The bytes the chain hashes: the canonical event without `hash` and `prevHash`.
+    public var canonicalBody: [UInt8] {
+        RecordedEvent.envelope(
+            data: data, hash: nil, metadata: metadata, position: position, prevHash: nil, recordedAt: recordedAt,
+            schemaVersion: schemaVersion, stream: stream, type: type, version: version)
+    }
+
+    /// The event as the bus, history and `replay` carry it: canonical JSON with the hashes.
+    public var json: [UInt8] {
+        RecordedEvent.envelope(
+            data: data, hash: hash, metadata: metadata, position: position, prevHash: prevHash, recordedAt: recordedAt,
+            schemaVersion: schemaVersion, stream: stream, type: type, version: version)
+    }
+
+    /// Splices the stored canonical pieces into one canonical object, keys in RFC 8785
+    /// order (data, hash, metadata, position, prevHash, recordedAt, schemaVersion,
+    /// stream, type, version), without decoding `data` or `metadata` again.
+    static func envelope(
+        data: [UInt8], hash: String?, metadata: [UInt8], position: Int64, prevHash: String?, recordedAt: String,
+        schemaVersion: Int, stream: String, type: String, version: Int64
+    ) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(data.count + metadata.count + 256)
+        out.append(contentsOf: #"{"data":"#.utf8)
+        out.append(contentsOf: data)
+        if let hash {
+            out.append(contentsOf: #","hash":"#.utf8)
+            CanonicalJSON.appendString(hash, to: &out)
+        }
+        out.append(contentsOf: #","metadata":"#.utf8)
+        out.append(contentsOf: metadata)
+        out.append(contentsOf: #","position":"#.utf8)
+        CanonicalJSON.appendInteger(position, to: &out)
+        if let prevHash {
+            out.append(contentsOf: #","prevHash":"#.utf8)
+            CanonicalJSON.appendString(prevHash, to: &out)
+        }
+        out.append(contentsOf: #","recordedAt":"#.utf8)
+        CanonicalJSON.appendString(recordedAt, to: &out)
+        out.append(contentsOf: #","schemaVersion":"#.utf8)
+        CanonicalJSON.appendInteger(schemaVersion, to: &out)
+        out.append(contentsOf: #","stream":"#.utf8)
+        CanonicalJSON.appendString(stream, to: &out)
+        out.append(contentsOf: #","type":"#.utf8)
+        CanonicalJSON.appendString(type, to: &out)
+        out.append(contentsOf: #","version":"#.utf8)
+        CanonicalJSON.appendInteger(version, to: &out)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+}

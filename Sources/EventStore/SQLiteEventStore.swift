@@ -1,0 +1,367 @@
+import StrataCore
+import StrataSQLite
+import Synchronization
+
+/// The event store in one SQLite file (WAL, `synchronous=FULL`).
+///
+/// A writer holds `<file>-lock` for as long as it is open, so a second writer in
+/// another process refuses to start; read-only stores (`status`, `replay`, `verify`,
+/// sqlite3) keep working beside it. Calls are serialised by a mutex: the store is safe
+/// to share between threads, and the command service calls it from its own writer thread.
+public final class SQLiteEventStore: EventStore {
+    /// `PRAGMA application_id` of a Strata event store ("STRA").
+    public static let applicationId: Int64 = 0x5354_5241
+    /// `PRAGMA user_version`: the schema this code writes and reads.
+    public static let schemaVersion: Int64 = 1
+
+    public let path: String
+    public let isReadOnly: Bool
+    private let clock: any WallClock
+    private let lock: WriterLock?
+    private let state: Mutex<State>
+
+    private struct State: ~Copyable {
+        let connection: SQLiteConnection
+        var tip: ChainTip
+    }
+
+    /// Opens (creating if needed) the store for writing, taking the writer lock.
+    public init(path: String, clock: any WallClock = SystemClock()) throws(StoreError) {
+        let lock = try WriterLock.acquire(for: path)
+        do {
+            let connection = try SQLiteEventStore.open(path, mode: .readWrite)
+            try SQLiteEventStore.prepareForWriting(connection, path: path)
+            let tip = try SQLiteEventStore.loadTip(connection)
+            self.path = path
+            self.isReadOnly = false
+            self.clock = clock
+            self.lock = lock
+            self.state = Mutex(State(connection: connection, tip: tip))
+        } catch {
+            lock.release()
+            throw error
+        }
+    }
+
+    /// Opens an existing store for reading only; no lock, works while a writer runs.
+    public init(readingAt path: String) throws(StoreError) {
+        let connection = try SQLiteEventStore.open(path, mode: .readOnly)
+        try SQLiteEventStore.checkIdentity(connection, path: path, allowEmpty: false)
+        self.path = path
+        self.isReadOnly = true
+        self.clock = SystemClock()
+        self.lock = nil
+        self.state = Mutex(State(connection: connection, tip: .empty))
+    }
+
+    deinit {
+        lock?.release()
+    }
+
+    // MARK: - Opening
+
+    private static func open(_ path: String, mode: SQLiteConnection.Mode) throws(StoreError) -> SQLiteConnection {
+        do {
+            return try SQLiteConnection(path: path, mode: mode)
+        } catch {
+            throw StoreError(error, while: "opening the event store \(path)")
+        }
+    }
+
+    /// Refuses files that are not Strata event stores or come from a newer schema.
+    private static func checkIdentity(_ c: SQLiteConnection, path: String, allowEmpty: Bool) throws(StoreError) {
+        do {
+            let applicationId = try c.scalarInteger("PRAGMA application_id") ?? 0
+            let userVersion = try c.scalarInteger("PRAGMA user_version") ?? 0
+            let tables = try c.scalarInteger("SELECT count(*) FROM sqlite_master") ?? 0
+            if applicationId == 0, tables == 0, allowEmpty { return }
+            guard applicationId == SQLiteEventStore.applicationId, tables > 0 else {
+                throw StoreError(.corrupt, "\(path) is not a Strata event store")
+            }
+            guard userVersion <= schemaVersion else {
+                throw StoreError(
+                    .unsupportedVersion, "\(path) has schema version \(userVersion); this strata reads up to \(schemaVersion)")
+            }
+            // Touch the table so a truncated or damaged file fails here, at start.
+            _ = try c.scalarInteger("SELECT max(position) FROM events")
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SQLiteError {
+            throw StoreError(error, while: "reading \(path)")
+        } catch {
+            throw StoreError(.io, "reading \(path): \(error)")
+        }
+    }
+
+    private static func prepareForWriting(_ c: SQLiteConnection, path: String) throws(StoreError) {
+        try checkIdentity(c, path: path, allowEmpty: true)
+        do {
+            guard try c.scalarText("PRAGMA journal_mode=WAL")?.lowercased() == "wal" else {
+                throw StoreError(.io, "cannot switch \(path) to WAL mode")
+            }
+            try c.execute("PRAGMA synchronous=FULL")
+            try c.transaction {
+                try c.execute(schema)
+                try c.execute("PRAGMA application_id=\(applicationId)")
+                try c.execute("PRAGMA user_version=\(schemaVersion)")
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SQLiteError {
+            throw StoreError(error, while: "preparing \(path)")
+        } catch {
+            throw StoreError(.io, "preparing \(path): \(error)")
+        }
+    }
+
+    /// The tables as CONTRACT.md "Files" names them. `data` and `metadata` hold
+    /// canonical JSON text; `prev_hash` and `hash` lowercase hex.
+    static let schema = """
+        CREATE TABLE IF NOT EXISTS events (
+            position       INTEGER PRIMARY KEY,
+            stream         TEXT    NOT NULL,
+            version        INTEGER NOT NULL,
+            type           TEXT    NOT NULL,
+            schema_version INTEGER NOT NULL,
+            recorded_at    TEXT    NOT NULL,
+            data           TEXT    NOT NULL,
+            metadata       TEXT    NOT NULL,
+            prev_hash      TEXT    NOT NULL,
+            hash           TEXT    NOT NULL,
+            UNIQUE (stream, version)
+        );
+        CREATE INDEX IF NOT EXISTS events_by_type ON events (type, position);
+        CREATE TABLE IF NOT EXISTS commands (
+            command_id   TEXT    PRIMARY KEY,
+            body_digest  TEXT    NOT NULL,
+            key_id       TEXT,
+            actor        TEXT    NOT NULL,
+            command_type TEXT    NOT NULL,
+            outcome      TEXT    NOT NULL CHECK (outcome IN ('accepted', 'refused')),
+            result       TEXT    NOT NULL,
+            recorded_at  TEXT    NOT NULL,
+            head         INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        """
+
+    private static func loadTip(_ c: SQLiteConnection) throws(StoreError) -> ChainTip {
+        do {
+            let s = try c.statement("SELECT position, hash FROM events ORDER BY position DESC LIMIT 1")
+            defer { s.reset() }
+            guard try s.step() else { return .empty }
+            let hex = s.text(1)
+            guard let hash = Hex.decode(hex), hash.count == 32 else {
+                throw StoreError(.corrupt, "the last event's hash is not 64 hex digits: \(hex)")
+            }
+            return ChainTip(position: s.int64(0), hash: hash, hashHex: hex)
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SQLiteError {
+            throw StoreError(error, while: "reading the chain's tip")
+        } catch {
+            throw StoreError(.io, "reading the chain's tip: \(error)")
+        }
+    }
+
+    // MARK: - Appending
+
+    public func append(_ commands: [CommandWrite]) throws(StoreError) -> [CommandResult] {
+        guard !isReadOnly else { throw StoreError(.readOnly, "\(path) was opened read-only") }
+        guard !commands.isEmpty else { return [] }
+        let recordedAt = clock.now().description
+        return try state.withLock { (state) throws(StoreError) -> [CommandResult] in
+            let c = state.connection
+            do throws(SQLiteError) {
+                try c.execute("BEGIN IMMEDIATE")
+            } catch {
+                throw StoreError(error, while: "starting a transaction")
+            }
+            var backend = SQLiteBackend(connection: c)
+            do throws(StoreError) {
+                let (results, tip) = try AppendPlanner.append(commands, to: &backend, tip: state.tip, recordedAt: recordedAt)
+                do throws(SQLiteError) {
+                    try c.execute("COMMIT")
+                } catch {
+                    throw StoreError(error, while: "committing")
+                }
+                state.tip = tip
+                return results
+            } catch {
+                if !c.isAutocommit { try? c.execute("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
+    // MARK: - Reading
+
+    public func head() throws(StoreError) -> Int64 {
+        try state.withLock { (state) throws(StoreError) -> Int64 in
+            if !isReadOnly { return state.tip.position }
+            do throws(SQLiteError) {
+                return try state.connection.scalarInteger("SELECT max(position) FROM events") ?? 0
+            } catch {
+                throw StoreError(error, while: "reading the head")
+            }
+        }
+    }
+
+    static let columns = "position, stream, version, type, schema_version, recorded_at, data, metadata, prev_hash, hash"
+
+    public func events(after position: Int64, limit: Int, filter: EventFilter) throws(StoreError) -> [RecordedEvent] {
+        guard limit > 0 else { throw StoreError(.invalidArgument, "limit must be ≥ 1, got \(limit)") }
+        try filter.validate()
+        var sql = "SELECT \(SQLiteEventStore.columns) FROM events WHERE position > ?"
+        var bindings: [SQLiteValue] = [.integer(position)]
+        switch filter {
+        case .all:
+            break
+        case .categories(let categories):
+            // A category's streams sort between "<category>-" and "<category>." ('.' follows '-').
+            sql += " AND (" + categories.map { _ in "(stream >= ? AND stream < ?)" }.joined(separator: " OR ") + ")"
+            for category in categories { bindings += [.text(category + "-"), .text(category + ".")] }
+        case .types(let types):
+            sql += " AND type IN (" + types.map { _ in "?" }.joined(separator: ", ") + ")"
+            bindings += types.map { .text($0) }
+        }
+        sql += " ORDER BY position LIMIT ?"
+        bindings.append(.integer(Int64(clamping: limit)))
+        return try read(sql, bindings)
+    }
+
+    public func events(in stream: StreamName, fromVersion: Int64, limit: Int) throws(StoreError) -> [RecordedEvent] {
+        guard limit > 0 else { throw StoreError(.invalidArgument, "limit must be ≥ 1, got \(limit)") }
+        return try read(
+            "SELECT \(SQLiteEventStore.columns) FROM events WHERE stream = ? AND version >= ? ORDER BY version LIMIT ?",
+            [.text(stream.description), .integer(fromVersion), .integer(Int64(clamping: limit))])
+    }
+
+    public func version(of stream: StreamName) throws(StoreError) -> Int64 {
+        try state.withLock { (state) throws(StoreError) -> Int64 in
+            try SQLiteBackend(connection: state.connection).currentVersion(of: stream.description)
+        }
+    }
+
+    public func journalEntry(commandId: String) throws(StoreError) -> JournalEntry? {
+        try state.withLock { (state) throws(StoreError) -> JournalEntry? in
+            try SQLiteBackend(connection: state.connection).journalEntry(commandId: commandId)
+        }
+    }
+
+    public func verify(progress: (@Sendable (Int64) -> Void)?) throws(StoreError) -> ChainReport {
+        try state.withLock { (state) throws(StoreError) -> ChainReport in
+            var verifier = ChainVerifier()
+            do throws(SQLiteError) {
+                let s = try state.connection.statement("SELECT \(SQLiteEventStore.columns) FROM events ORDER BY position")
+                defer { s.reset() }
+                while try s.step() {
+                    guard verifier.check(SQLiteEventStore.event(from: s)) else { break }
+                    if let progress, verifier.checked % 100_000 == 0 { progress(verifier.checked) }
+                }
+            } catch {
+                throw StoreError(error, while: "verifying")
+            }
+            return verifier.report()
+        }
+    }
+
+    private func read(_ sql: String, _ bindings: [SQLiteValue]) throws(StoreError) -> [RecordedEvent] {
+        try state.withLock { (state) throws(StoreError) -> [RecordedEvent] in
+            do throws(SQLiteError) {
+                let s = try state.connection.statement(sql)
+                defer { s.reset() }
+                try s.bind(bindings)
+                var events: [RecordedEvent] = []
+                while try s.step() { events.append(SQLiteEventStore.event(from: s)) }
+                return events
+            } catch {
+                throw StoreError(error, while: "reading events")
+            }
+        }
+    }
+
+    static func event(from s: SQLiteStatement) -> RecordedEvent {
+        RecordedEvent(
+            position: s.int64(0), stream: s.text(1), version: s.int64(2), type: s.text(3),
+            schemaVersion: Int(s.int64(4)), recordedAt: s.text(5), data: s.bytes(6), metadata: s.bytes(7),
+            prevHash: s.text(8), hash: s.text(9))
+    }
+}
+
+/// The append primitives over one SQLite connection, inside its open transaction.
+private struct SQLiteBackend: AppendBackend {
+    let connection: SQLiteConnection
+
+    func journalEntry(commandId: String) throws(StoreError) -> JournalEntry? {
+        do {
+            let s = try connection.statement(
+                "SELECT body_digest, key_id, actor, command_type, result, recorded_at, head FROM commands WHERE command_id = ?")
+            defer { s.reset() }
+            try s.bind(commandId, at: 1)
+            guard try s.step() else { return nil }
+            let resultText = s.bytes(4)
+            guard let digest = Hex.decode(s.text(0)), let json = try? JSONParser.parse(resultText),
+                let outcome = CommandOutcome(journalJSON: json)
+            else {
+                throw StoreError(.corrupt, "the journal entry of command \(commandId) is unreadable")
+            }
+            return JournalEntry(
+                commandId: commandId, bodyDigest: digest, keyId: s.isNull(1) ? nil : s.text(1), actor: s.text(2),
+                commandType: s.text(3), outcome: outcome, recordedAt: s.text(5), head: s.int64(6))
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SQLiteError {
+            throw StoreError(error, while: "reading the command journal")
+        } catch {
+            throw StoreError(.io, "reading the command journal: \(error)")
+        }
+    }
+
+    func currentVersion(of stream: String) throws(StoreError) -> Int64 {
+        do {
+            return try connection.scalarInteger("SELECT max(version) FROM events WHERE stream = ?", .text(stream)) ?? 0
+        } catch {
+            throw StoreError(error, while: "reading the version of \(stream)")
+        }
+    }
+
+    mutating func insert(_ event: RecordedEvent) throws(StoreError) {
+        do {
+            let s = try connection.statement(
+                "INSERT INTO events (\(SQLiteEventStore.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            defer { s.reset() }
+            try s.bind(event.position, at: 1)
+            try s.bind(event.stream, at: 2)
+            try s.bind(event.version, at: 3)
+            try s.bind(event.type, at: 4)
+            try s.bind(Int64(event.schemaVersion), at: 5)
+            try s.bind(event.recordedAt, at: 6)
+            try s.bind(utf8: event.data, at: 7)
+            try s.bind(utf8: event.metadata, at: 8)
+            try s.bind(event.prevHash, at: 9)
+            try s.bind(event.hash, at: 10)
+            while try s.step() {}
+        } catch {
+            throw StoreError(error, while: "appending event \(event.position)")
+        }
+    }
+
+    mutating func insert(_ entry: JournalEntry) throws(StoreError) {
+        let outcome: String
+        if case .accepted = entry.outcome { outcome = "accepted" } else { outcome = "refused" }
+        do {
+            try connection.statement(
+                """
+                INSERT INTO commands (command_id, body_digest, key_id, actor, command_type, outcome, result, recorded_at, head)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+            ).run([
+                .text(entry.commandId), .text(Hex.encode(entry.bodyDigest)), entry.keyId.map { .text($0) } ?? .null,
+                .text(entry.actor), .text(entry.commandType), .text(outcome),
+                .text(CanonicalJSON.string(entry.outcome.journalJSON)), .text(entry.recordedAt), .integer(entry.head),
+            ])
+        } catch {
+            throw StoreError(error, while: "journaling command \(entry.commandId)")
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// The one-writer rule across processes: an exclusive `flock` on `<store>-lock`.
+///
+/// The kernel drops the lock when the holder exits, SIGKILL included, so a crashed
+/// writer never leaves the store locked. Readers never take it.
+struct WriterLock: Sendable {
+    let path: String
+    private let fd: Int32
+
+    static func acquire(for storePath: String) throws(StoreError) -> WriterLock {
+        let path = storePath + "-lock"
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw StoreError(.io, "cannot open the writer lock \(path): \(String(cString: strerror(errno)))")
+        }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let reason = errno
+            let holder = readHolder(fd)
+            close(fd)
+            if reason == EWOULDBLOCK {
+                throw StoreError(
+                    .locked,
+                    "another process\(holder.map { " (pid \($0))" } ?? "") is writing to this event store; "
+                        + "stop it (strata serve?) before writing")
+            }
+            throw StoreError(.io, "cannot lock \(path): \(String(cString: strerror(reason)))")
+        }
+        // Record the holder for the next one's error message.
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        return WriterLock(path: path, fd: fd)
+    }
+
+    func release() {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+
+    private static func readHolder(_ fd: Int32) -> Int32? {
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { return nil }
+        return Int32(String(decoding: buffer[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}

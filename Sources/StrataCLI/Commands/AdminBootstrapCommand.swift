@@ -1,0 +1,85 @@
+import EventStore
+import Events
+import Foundation
+import StrataCore
+
+/// `strata admin bootstrap`: the operator act that creates the first approved ADMIN.
+///
+/// It writes to the store directly, so it takes the writer lock: it refuses while
+/// `strata serve` runs, and once any admin exists.
+enum AdminBootstrapCommand {
+    static let spec = CommandSpec(
+        ["admin", "bootstrap"], summary: "Register the first approved ADMIN, directly in the store (before serve).",
+        options: Configuration.options + [
+            OptionSpec("id", value: "ID", help: "The admin's user id."),
+            OptionSpec("username", value: "NAME", help: "3–32 characters of [A-Za-z0-9._-], unique."),
+            OptionSpec("email", value: "EMAIL", help: "A valid email address, unique."),
+        ],
+        discussion: """
+            Appends UserRegistered {role ADMIN, status APPROVED} to stream user-ID as an operator act
+            (command id operator-bootstrap-ID, actor operator), recorded and audited like any event.
+
+            Exit codes: 0 registered, 1 refused (the store is held by a running serve, an admin exists,
+            the id, username or email is taken), 2 usage or environment.
+            """)
+
+    static let subcommand = Subcommand(spec: spec) { arguments, environment in
+        let configuration = try Configuration.resolve(arguments, environment: environment)
+        guard let id = arguments.value("id"), let username = arguments.value("username"),
+            let email = arguments.value("email")
+        else { throw UsageError("--id, --username and --email are all required") }
+        var problems: [String] = []
+        if !Identifier.isValid(id) { problems.append("--id must be 1–64 characters of [A-Za-z0-9_-]") }
+        if !FieldRules.isValidUsername(username) { problems.append("--username must be 3–32 characters of [A-Za-z0-9._-]") }
+        if !FieldRules.isValidEmail(email) { problems.append("--email is not a valid email address") }
+        guard problems.isEmpty else { throw UsageError(problems.joined(separator: "; ")) }
+
+        do {
+            try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw CommandFailure.environment("cannot create \(configuration.dataDirectory): \(error.localizedDescription)")
+        }
+        let store: SQLiteEventStore
+        do {
+            store = try SQLiteEventStore(path: configuration.eventStorePath)
+        } catch let error as StoreError where error.kind == .locked {
+            throw CommandFailure.problem("refused: \(error.message)")
+        } catch {
+            throw CommandFailure.environment("cannot open \(configuration.eventStorePath): \(error)")
+        }
+
+        // Refuse when an admin exists, or the username or email is taken.
+        var after: Int64 = 0
+        while true {
+            let batch = try store.events(after: after, limit: 1000, filter: .types([UserRegistered.eventType]))
+            guard let last = batch.last else { break }
+            for recorded in batch {
+                guard case .userRegistered(let user) = try recorded.decoded() else { continue }
+                if user.role == .admin {
+                    throw CommandFailure.problem("refused: an admin exists already (\(user.userId)); admins add admins with RegisterUser")
+                }
+                if user.username == username { throw CommandFailure.problem("refused: username \(username) is taken") }
+                if FieldRules.normalizedEmail(user.email.value) == FieldRules.normalizedEmail(email) {
+                    throw CommandFailure.problem("refused: that email belongs to another user")
+                }
+            }
+            after = last.position
+        }
+
+        let stream = StreamName(category: "user", id: id)!
+        let event = UserRegistered(userId: id, username: username, email: PersonalData(email), role: .admin, status: .approved)
+        let body = CanonicalJSON.bytes(["id": .string(id), "username": .string(username), "email": .string(email)])
+        let write = try CommandWrite(
+            commandId: "operator-bootstrap-\(id)", bodyDigest: HashChain.sha256(body), actor: "operator",
+            commandType: "BootstrapAdmin",
+            decision: .append([NewEvent(stream: stream, event: event)], expectations: [stream: .exactly(0)]))
+        switch try store.append(write).outcome {
+        case .accepted(let events):
+            printLine("registered admin \(id) (\(username)) at position \(events[0].position)")
+            return 0
+        case .refused(let error):
+            throw CommandFailure.problem(
+                error.reason == "WRONG_EXPECTED_VERSION" ? "refused: user \(id) exists already" : "refused: \(error.message)")
+        }
+    }
+}

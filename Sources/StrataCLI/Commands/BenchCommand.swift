@@ -1,0 +1,209 @@
+import EventStore
+import Foundation
+import StrataCore
+import StrataSQLite
+
+/// `strata bench SCENARIO`: measurements, not tests. Each figure is taken several
+/// times in one run (min / median / max) beside its reference ceiling, because only
+/// ratios measured side by side mean anything on a shared machine.
+enum BenchCommand {
+    static let scenarios = ["append"]
+
+    static let spec = CommandSpec(
+        ["bench"], summary: "Run a benchmark scenario and print its figures.",
+        arguments: [ArgumentSpec("SCENARIO", help: "append")],
+        options: [
+            OptionSpec("events", value: "N", help: "Events per run (default 100000)."),
+            OptionSpec("repeat", value: "R", help: "Runs per figure (default 3)."),
+            OptionSpec("dir", value: "DIR", help: "Where to put scratch stores (default: a new temporary directory)."),
+            OptionSpec("json", help: "One JSON line per figure instead of a table."),
+        ],
+        discussion: """
+            append: events/s through the store API (group commits of 100 commands of one event, and
+            one command of 100 events; ≈ 300-byte payloads; WAL, synchronous=FULL, chain hashing on),
+            beside the raw SQLite ceiling measured in the same run (1000 rows per transaction, same
+            row size, same unique (stream, version) index, same durability settings).
+            """)
+
+    struct Figure {
+        let scenario: String
+        let measure: String
+        let unit: String
+        let samples: [Double]
+        let ceiling: Double?
+
+        var sorted: [Double] { samples.sorted() }
+        var median: Double { sorted[sorted.count / 2] }
+
+        var json: JSONValue {
+            var members: [String: JSONValue] = [
+                "scenario": .string(scenario), "measure": .string(measure), "unit": .string(unit),
+                "runs": .integer(Int64(samples.count)), "min": .integer(Int64(sorted.first!)),
+                "median": .integer(Int64(median)), "max": .integer(Int64(sorted.last!)),
+            ]
+            if let ceiling {
+                members["ceilingMedian"] = .integer(Int64(ceiling))
+                members["ratioPercent"] = .integer(Int64((median / ceiling * 100).rounded()))
+            }
+            return .object(members)
+        }
+    }
+
+    static let subcommand = Subcommand(spec: spec) { arguments, _ in
+        let scenario = arguments.positionals[0]
+        guard scenarios.contains(scenario) else {
+            throw UsageError("unknown scenario '\(scenario)' (known: \(scenarios.joined(separator: ", ")))")
+        }
+        let events = Int(try arguments.integer("events", in: 100...100_000_000) ?? 100_000)
+        let runs = Int(try arguments.integer("repeat", in: 1...100) ?? 3)
+        let directory = try scratchDirectory(arguments.value("dir"))
+        defer { if arguments.value("dir") == nil { try? FileManager.default.removeItem(atPath: directory) } }
+
+        var raw: [Double] = []
+        var commandsOfOne: [Double] = []
+        var oneCommandOfMany: [Double] = []
+        let commandBatches = makeCommandBatches(events: events, eventsPerCommand: 1)
+        let eventBatches = makeCommandBatches(events: events, eventsPerCommand: 100)
+        for run in 0..<runs {
+            raw.append(try rawInsertRate(events: events, path: "\(directory)/raw-\(run).db"))
+            commandsOfOne.append(try storeAppendRate(commandBatches, path: "\(directory)/store1-\(run).db"))
+            oneCommandOfMany.append(try storeAppendRate(eventBatches, path: "\(directory)/store100-\(run).db"))
+        }
+        let rawMedian = raw.sorted()[raw.count / 2]
+        let figures = [
+            Figure(scenario: "append", measure: "raw SQLite insert ceiling, 1000 rows/txn", unit: "rows/s", samples: raw, ceiling: nil),
+            Figure(
+                scenario: "append", measure: "store append, 100 commands × 1 event per call", unit: "events/s",
+                samples: commandsOfOne, ceiling: rawMedian),
+            Figure(
+                scenario: "append", measure: "store append, 1 command × 100 events per call", unit: "events/s",
+                samples: oneCommandOfMany, ceiling: rawMedian),
+        ]
+        if arguments.flag("json") {
+            for figure in figures { printLine(CanonicalJSON.string(figure.json)) }
+        } else {
+            printTable(figures, events: events, runs: runs)
+        }
+        return 0
+    }
+
+    static func scratchDirectory(_ given: String?) throws -> String {
+        let path = given ?? (NSTemporaryDirectory() + "/strata-bench-\(getpid())")
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw CommandFailure.environment("cannot create \(path): \(error.localizedDescription)")
+        }
+        return path
+    }
+
+    /// ≈ 300 bytes of canonical event data.
+    static func payload(_ n: Int) -> JSONValue {
+        [
+            "loanId": .string("L\(n)"), "paymentId": .string("P\(n)"), "amountCents": .integer(Int64(52_261 + n % 1000)),
+            "paidOn": "2026-11-20", "receivedBy": "agent-7", "type": "REGULAR",
+            "allocation": ["penaltyCents": 0, "interestCents": 15_000, "principalCents": .integer(Int64(37_261 + n % 1000))],
+            "notes": .string(String(repeating: "n", count: 120)),
+        ]
+    }
+
+    /// The input of the store runs, built before timing: calls of 100 commands × 1 event,
+    /// or of 1 command × 100 events.
+    static func makeCommandBatches(events: Int, eventsPerCommand: Int) -> [[CommandWrite]] {
+        let commandsPerCall = 100 / eventsPerCommand
+        var batches: [[CommandWrite]] = []
+        var n = 0
+        while n < events {
+            var batch: [CommandWrite] = []
+            for _ in 0..<commandsPerCall where n < events {
+                let first = n
+                var newEvents: [NewEvent] = []
+                for _ in 0..<eventsPerCommand where n < events {
+                    newEvents.append(
+                        try! NewEvent(
+                            stream: StreamName(category: "loan", id: "L\(n / 3)")!, type: "PaymentReceived", schemaVersion: 2,
+                            data: payload(n)))
+                    n += 1
+                }
+                batch.append(
+                    try! CommandWrite(
+                        commandId: "bench-\(first)", bodyDigest: HashChain.sha256(Array("bench-\(first)".utf8)),
+                        actor: "bench", commandType: "ReceivePayment", decision: .append(newEvents, expectations: [:])))
+            }
+            batches.append(batch)
+        }
+        return batches
+    }
+
+    static func storeAppendRate(_ batches: [[CommandWrite]], path: String) throws -> Double {
+        let store = try SQLiteEventStore(path: path)
+        let events = batches.reduce(0) { total, batch in
+            total + batch.reduce(0) { sum, command in
+                if case .append(let events, _) = command.decision { return sum + events.count }
+                return sum
+            }
+        }
+        let start = ContinuousClock.now
+        for batch in batches { _ = try store.append(batch) }
+        return Double(events) / seconds(since: start)
+    }
+
+    /// The physical ceiling: plain inserts of the same shape, no journal, no hashing.
+    static func rawInsertRate(events: Int, path: String) throws -> Double {
+        let c = try SQLiteConnection(path: path, mode: .readWrite)
+        _ = try c.scalarText("PRAGMA journal_mode=WAL")
+        try c.execute("PRAGMA synchronous=FULL")
+        try c.execute(
+            """
+            CREATE TABLE events (position INTEGER PRIMARY KEY, stream TEXT NOT NULL, version INTEGER NOT NULL,
+              type TEXT NOT NULL, data TEXT NOT NULL, hash TEXT NOT NULL, UNIQUE (stream, version))
+            """)
+        let rows: [[SQLiteValue]] = (0..<events).map { n in
+            [
+                .integer(Int64(n + 1)), .text("loan-L\(n / 3)"), .integer(Int64(n % 3 + 1)), .text("PaymentReceived"),
+                .text(CanonicalJSON.string(payload(n))), .text(String(repeating: "ab", count: 32)),
+            ]
+        }
+        let start = ContinuousClock.now
+        var n = 0
+        while n < events {
+            try c.transaction {
+                let insert = try c.statement("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)")
+                for row in rows[n..<min(n + 1000, events)] { try insert.run(row) }
+            }
+            n += 1000
+        }
+        return Double(events) / seconds(since: start)
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    static func printTable(_ figures: [Figure], events: Int, runs: Int) {
+        printLine("strata bench append — \(events) events per run, \(runs) runs; figures are min / median / max")
+        let rows = figures.map { f -> [String] in
+            [
+                f.measure, f.unit, format(f.sorted.first!), format(f.median), format(f.sorted.last!),
+                f.ceiling.map { "\(Int((f.median / $0 * 100).rounded()))% of ceiling" } ?? "—",
+            ]
+        }
+        let header = ["measure", "unit", "min", "median", "max", "ratio"]
+        let widths = (0..<header.count).map { i in ([header] + rows).map { $0[i].count }.max()! }
+        for row in [header] + rows {
+            printLine(zip(row, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }.joined(separator: "  "))
+        }
+    }
+
+    static func format(_ value: Double) -> String {
+        let n = Int(value.rounded())
+        var digits = Array(String(n))
+        var i = digits.count - 3
+        while i > 0 {
+            digits.insert(",", at: i)
+            i -= 3
+        }
+        return String(digits)
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import StrataCore
+
+/// Every setting a Strata process reads, resolved in one place:
+/// flags win over the environment, the environment over the config file, and the
+/// config file over the defaults.
+public struct Configuration: Sendable, Equatable {
+    public var dataDirectory: String
+    public var keysFile: String
+    public var commandsEndpoint: String
+    public var eventsEndpoint: String
+    public var historyEndpoint: String
+    /// The key id client commands (`send`, `demo`, `forget`) sign with.
+    public var key: String?
+    /// The config file that was read, if any.
+    public var configFile: String?
+
+    public static let defaultDataDirectory = "./data"
+    public static let defaultCommandsEndpoint = "tcp://127.0.0.1:7701"
+    public static let defaultEventsEndpoint = "tcp://127.0.0.1:7702"
+    public static let defaultHistoryEndpoint = "tcp://127.0.0.1:7703"
+
+    public var eventStorePath: String { dataDirectory + "/events.db" }
+    public var readModelsPath: String { dataDirectory + "/readmodels.db" }
+    public var auditPath: String { dataDirectory + "/audit.db" }
+
+    /// The options every command that touches a data directory accepts.
+    public static let options: [OptionSpec] = [
+        OptionSpec("data", value: "DIR", help: "Data directory (env STRATA_DATA; default ./data)."),
+        OptionSpec("config", value: "FILE", help: "JSON config file (env STRATA_CONFIG; default DATA/strata.json if present)."),
+        OptionSpec("keys", value: "FILE", help: "Key file (env STRATA_KEYS; default DATA/keys.json)."),
+    ]
+
+    /// The endpoint options of the processes and clients that use the bus.
+    public static let endpointOptions: [OptionSpec] = [
+        OptionSpec("commands", value: "ENDPOINT", help: "Commands endpoint (env STRATA_COMMANDS; default \(defaultCommandsEndpoint))."),
+        OptionSpec("events", value: "ENDPOINT", help: "Events endpoint (env STRATA_EVENTS; default \(defaultEventsEndpoint))."),
+        OptionSpec("history", value: "ENDPOINT", help: "History endpoint (env STRATA_HISTORY; default \(defaultHistoryEndpoint))."),
+        OptionSpec("key", value: "ID", help: "Key id client commands sign with (env STRATA_KEY)."),
+    ]
+
+    /// The settings a config file may hold.
+    static let fileKeys: Set<String> = ["data", "keys", "commands", "events", "history", "key"]
+
+    public static func resolve(_ arguments: ParsedArguments, environment: [String: String]) throws(UsageError) -> Configuration {
+        func setting(_ flag: String, _ variable: String) -> String? {
+            if let value = arguments.value(flag) { return value }
+            if let value = environment[variable], !value.isEmpty { return value }
+            return nil
+        }
+
+        // The data directory comes first: the default config file lives in it.
+        let explicitConfig = setting("config", "STRATA_CONFIG")
+        var file: [String: String] = [:]
+        if let explicitConfig {
+            file = try readConfigFile(explicitConfig)
+        }
+        let dataDirectory = setting("data", "STRATA_DATA") ?? file["data"] ?? defaultDataDirectory
+        var configFile = explicitConfig
+        if explicitConfig == nil {
+            let implicit = dataDirectory + "/strata.json"
+            if FileManager.default.fileExists(atPath: implicit) {
+                file = try readConfigFile(implicit)
+                if let moved = file["data"], standardized(moved) != standardized(dataDirectory) {
+                    throw UsageError(
+                        "\(implicit) sets data to '\(moved)', but a config file cannot move the data directory it lives in")
+                }
+                configFile = implicit
+            }
+        }
+        return Configuration(
+            dataDirectory: dataDirectory,
+            keysFile: setting("keys", "STRATA_KEYS") ?? file["keys"] ?? dataDirectory + "/keys.json",
+            commandsEndpoint: setting("commands", "STRATA_COMMANDS") ?? file["commands"] ?? defaultCommandsEndpoint,
+            eventsEndpoint: setting("events", "STRATA_EVENTS") ?? file["events"] ?? defaultEventsEndpoint,
+            historyEndpoint: setting("history", "STRATA_HISTORY") ?? file["history"] ?? defaultHistoryEndpoint,
+            key: setting("key", "STRATA_KEY") ?? file["key"],
+            configFile: configFile)
+    }
+
+    static func readConfigFile(_ path: String) throws(UsageError) -> [String: String] {
+        guard let bytes = FileManager.default.contents(atPath: path) else {
+            throw UsageError("cannot read the config file \(path)")
+        }
+        let json: JSONValue
+        do {
+            json = try JSONParser.parse(bytes)
+        } catch {
+            throw UsageError("config file \(path) is not valid JSON: \(error)")
+        }
+        guard let members = json.objectValue else { throw UsageError("config file \(path) must hold a JSON object") }
+        var settings: [String: String] = [:]
+        for (key, value) in members {
+            guard fileKeys.contains(key) else {
+                throw UsageError(
+                    "config file \(path): unknown setting '\(key)' (known: \(fileKeys.sorted().joined(separator: ", ")))")
+            }
+            guard let text = value.stringValue, !text.isEmpty else {
+                throw UsageError("config file \(path): '\(key)' must be a non-empty string")
+            }
+            settings[key] = text
+        }
+        return settings
+    }
+
+    private static func standardized(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+}

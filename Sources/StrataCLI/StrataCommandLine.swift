@@ -1,0 +1,103 @@
+import Foundation
+
+/// A failure a command reports to its user: a message on stderr and an exit code
+/// (1: the operation found a problem; 2: usage or environment).
+public struct CommandFailure: Error, Sendable, CustomStringConvertible {
+    public let exitCode: Int32
+    public let message: String
+
+    public static func problem(_ message: String) -> CommandFailure { CommandFailure(exitCode: 1, message: message) }
+    public static func environment(_ message: String) -> CommandFailure { CommandFailure(exitCode: 2, message: message) }
+
+    public var description: String { message }
+}
+
+/// One subcommand: its spec (for parsing and help) and what it does.
+struct Subcommand: Sendable {
+    let spec: CommandSpec
+    let run: @Sendable (ParsedArguments, [String: String]) throws -> Int32
+}
+
+/// The `strata` command line.
+public enum StrataCommandLine {
+    static let subcommands: [Subcommand] = [
+        VerifyCommand.subcommand,
+        KeysCommand.subcommand,
+        AdminBootstrapCommand.subcommand,
+        BenchCommand.subcommand,
+    ]
+
+    /// Runs `strata` with `arguments` (without the program name); returns the exit code.
+    public static func main(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> Int32
+    {
+        if arguments.isEmpty || arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] {
+            write(overview, to: arguments.isEmpty ? .standardError : .standardOutput)
+            return arguments.isEmpty ? 2 : 0
+        }
+        // The longest run of leading words that names a subcommand.
+        guard
+            let command = subcommands.filter({ arguments.starts(with: $0.spec.words) }).max(by: {
+                $0.spec.words.count < $1.spec.words.count
+            })
+        else {
+            let group = subcommands.filter { $0.spec.words.first == arguments[0] }
+            if !group.isEmpty {
+                write(
+                    "strata \(arguments[0]): say which: "
+                        + group.map { $0.spec.words.joined(separator: " ") }.joined(separator: ", ") + "\n",
+                    to: .standardError)
+            } else {
+                write("strata: unknown command '\(arguments[0])'\n\n" + overview, to: .standardError)
+            }
+            return 2
+        }
+        do {
+            switch try ArgumentParser.parse(Array(arguments.dropFirst(command.spec.words.count)), spec: command.spec) {
+            case .help:
+                write(ArgumentParser.help(for: command.spec), to: .standardOutput)
+                return 0
+            case .parsed(let parsed):
+                return try command.run(parsed, environment)
+            }
+        } catch let error as UsageError {
+            write("\(command.spec.name): \(error.message)\n", to: .standardError)
+            return 2
+        } catch let failure as CommandFailure {
+            write("\(command.spec.name): \(failure.message)\n", to: .standardError)
+            return failure.exitCode
+        } catch {
+            write("\(command.spec.name): \(error)\n", to: .standardError)
+            return 1
+        }
+    }
+
+    static var overview: String {
+        let width = subcommands.map { $0.spec.words.joined(separator: " ").count }.max() ?? 0
+        let lines = subcommands.map { command in
+            let words = command.spec.words.joined(separator: " ")
+            return "  " + words + String(repeating: " ", count: width - words.count + 2) + command.spec.summary
+        }
+        return """
+            strata: an event-sourced system of record for lending, invoicing and payments.
+
+            Usage: strata COMMAND [options]     (strata COMMAND --help for each)
+
+            Commands:
+            \(lines.joined(separator: "\n"))
+
+            Exit codes: 0 ok, 1 the operation found a problem, 2 usage or environment error.
+
+            """
+    }
+}
+
+/// Writes text to stdout or stderr unbuffered.
+func write(_ text: String, to handle: FileHandle) {
+    handle.write(Data(text.utf8))
+}
+
+/// Writes one line to standard output.
+func printLine(_ text: String) {
+    write(text + "\n", to: .standardOutput)
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// The one canonical JSON encoder of Strata: RFC 8785 (JCS) for documents without
+/// floating-point numbers.
+///
+/// What is hashed, stored, published and replayed is these bytes, so anyone can
+/// recompute the hash chain from the bus with any RFC 8785 implementation.
+/// - object members sorted by their keys' UTF-16 code units;
+/// - no insignificant whitespace;
+/// - strings escape only `"`, `\` and U+0000...U+001F (`\b \f \n \r \t`, others as
+///   `\u00xx` in lowercase hex); everything else, `/` and U+2028 included, is literal UTF-8;
+/// - integers in plain decimal.
+public enum CanonicalJSON {
+    /// The canonical bytes of a value.
+    public static func bytes(_ value: JSONValue) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        append(value, to: &out)
+        return out
+    }
+
+    /// The canonical text of a value.
+    public static func string(_ value: JSONValue) -> String {
+        String(decoding: bytes(value), as: UTF8.self)
+    }
+
+    /// The canonical bytes of any `Encodable` whose JSON has no fractional numbers.
+    ///
+    /// Foundation's encoder produces the JSON; its text goes through `JSONParser` so
+    /// that this file alone decides what canonical means.
+    public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        let json = try encoder.encode(value)
+        do {
+            return bytes(try JSONParser.parse(json))
+        } catch {
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: [], debugDescription: "not canonicalisable JSON: \(error)"))
+        }
+    }
+
+    /// Decodes canonical (or any strict) JSON bytes into a `Decodable`.
+    public static func decode<T: Decodable>(_ type: T.Type, from bytes: some Collection<UInt8>) throws -> T {
+        try JSONDecoder().decode(type, from: Data(bytes))
+    }
+
+    // MARK: - Writing
+
+    public static func append(_ value: JSONValue, to out: inout [UInt8]) {
+        switch value {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .integer(let i): appendInteger(i, to: &out)
+        case .string(let s): appendString(s, to: &out)
+        case .array(let elements):
+            out.append(UInt8(ascii: "["))
+            for (i, element) in elements.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                append(element, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            out.append(UInt8(ascii: "{"))
+            for (i, key) in sortedKeys(members.keys).enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                appendString(key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                append(members[key]!, to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// RFC 8785 §3.2.3: keys compare as arrays of UTF-16 code units.
+    public static func sortedKeys(_ keys: some Sequence<String>) -> [String] {
+        keys.sorted { a, b in a.utf16.lexicographicallyPrecedes(b.utf16) }
+    }
+
+    public static func appendInteger(_ value: some BinaryInteger, to out: inout [UInt8]) {
+        out.append(contentsOf: String(value).utf8)
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Appends `s` as a canonical JSON string literal, quotes included.
+    public static func appendString(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x0C: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x00..<0x20:
+                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0x0F)])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,30 @@
+/// Format rules for fields that several places check (the operator bootstrap and the
+/// deciders), so that both refuse exactly the same values.
+public enum FieldRules {
+    /// 3–32 characters of `[A-Za-z0-9._-]`.
+    public static func isValidUsername(_ username: String) -> Bool {
+        let utf8 = username.utf8
+        return (3...32).contains(utf8.count)
+            && utf8.allSatisfy { b in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || b == UInt8(ascii: "_")
+                    || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
+            }
+    }
+
+    /// A pragmatic address check: `local@domain.tld`, at most 254 bytes, no spaces or
+    /// control characters, one `@`, a dot in the domain with no empty labels.
+    public static func isValidEmail(_ email: String) -> Bool {
+        let utf8 = Array(email.utf8)
+        guard (3...254).contains(utf8.count), !utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { return false }
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[0].utf8.count <= 64 else { return false }
+        let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
+        return labels.count >= 2 && labels.allSatisfy { !$0.isEmpty && !$0.hasPrefix("-") && !$0.hasSuffix("-") }
+    }
+
+    /// The key under which uniqueness of an email is checked: case-insensitive.
+    public static func normalizedEmail(_ email: String) -> String {
+        email.lowercased()
+    }
+}

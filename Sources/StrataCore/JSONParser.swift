@@ -1,0 +1,282 @@
+/// Why a byte sequence is not a JSON document Strata accepts.
+public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Reason: String, Sendable {
+        case invalidUTF8 = "INVALID_UTF8"
+        case unexpectedEnd = "UNEXPECTED_END"
+        case unexpectedCharacter = "UNEXPECTED_CHARACTER"
+        case invalidEscape = "INVALID_ESCAPE"
+        case controlCharacterInString = "CONTROL_CHARACTER_IN_STRING"
+        case fractionalNumber = "FRACTIONAL_NUMBER"
+        case numberOutOfRange = "NUMBER_OUT_OF_RANGE"
+        case duplicateKey = "DUPLICATE_KEY"
+        case tooDeep = "TOO_DEEP"
+        case trailingCharacters = "TRAILING_CHARACTERS"
+    }
+
+    public let reason: Reason
+    /// Byte offset in the input where the problem was found.
+    public let offset: Int
+
+    public var description: String { "\(reason.rawValue) at byte \(offset)" }
+}
+
+/// A strict RFC 8259 parser into `JSONValue`.
+///
+/// Strict where it matters for signed, hashed data: invalid UTF-8, duplicate keys,
+/// lone surrogates, fractional or out-of-range numbers and trailing bytes are refused,
+/// and nesting is bounded so hostile input cannot exhaust the stack.
+public struct JSONParser {
+    public static let defaultMaximumDepth = 64
+
+    public static func parse(_ bytes: some Collection<UInt8>, maximumDepth: Int = defaultMaximumDepth) throws(JSONParseError)
+        -> JSONValue
+    {
+        let buffer = Array(bytes)
+        var parser = JSONParser(bytes: buffer, maximumDepth: maximumDepth)
+        parser.skipWhitespace()
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace()
+        guard parser.index == buffer.count else { throw parser.error(.trailingCharacters) }
+        return value
+    }
+
+    public static func parse(_ text: String, maximumDepth: Int = defaultMaximumDepth) throws(JSONParseError) -> JSONValue {
+        try parse(Array(text.utf8), maximumDepth: maximumDepth)
+    }
+
+    private let bytes: [UInt8]
+    private let maximumDepth: Int
+    private var index = 0
+
+    private init(bytes: [UInt8], maximumDepth: Int) {
+        self.bytes = bytes
+        self.maximumDepth = maximumDepth
+    }
+
+    private func error(_ reason: JSONParseError.Reason) -> JSONParseError {
+        JSONParseError(reason: reason, offset: index)
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
+        guard index < bytes.count else { throw error(.unexpectedEnd) }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+        case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .integer(try parseInteger())
+        default: throw error(.unexpectedCharacter)
+        }
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+        let count = literal.utf8CodeUnitCount
+        guard index + count <= bytes.count else { throw error(.unexpectedEnd) }
+        let start = literal.utf8Start
+        for i in 0..<count where bytes[index + i] != start[i] {
+            index += i
+            throw error(.unexpectedCharacter)
+        }
+        index += count
+    }
+
+    private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
+        guard depth <= maximumDepth else { throw error(.tooDeep) }
+        index += 1  // {
+        var members: [String: JSONValue] = [:]
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count else { throw error(.unexpectedEnd) }
+            guard bytes[index] == UInt8(ascii: "\"") else { throw error(.unexpectedCharacter) }
+            let keyOffset = index
+            let key = try parseString()
+            skipWhitespace()
+            guard index < bytes.count else { throw error(.unexpectedEnd) }
+            guard bytes[index] == UInt8(ascii: ":") else { throw error(.unexpectedCharacter) }
+            index += 1
+            skipWhitespace()
+            let value = try parseValue(depth: depth)
+            guard members.updateValue(value, forKey: key) == nil else {
+                throw JSONParseError(reason: .duplicateKey, offset: keyOffset)
+            }
+            skipWhitespace()
+            guard index < bytes.count else { throw error(.unexpectedEnd) }
+            switch bytes[index] {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "}"): index += 1; return .object(members)
+            default: throw error(.unexpectedCharacter)
+            }
+        }
+    }
+
+    private mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {
+        guard depth <= maximumDepth else { throw error(.tooDeep) }
+        index += 1  // [
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue(depth: depth))
+            skipWhitespace()
+            guard index < bytes.count else { throw error(.unexpectedEnd) }
+            switch bytes[index] {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"): index += 1; return .array(elements)
+            default: throw error(.unexpectedCharacter)
+            }
+        }
+    }
+
+    private mutating func parseInteger() throws(JSONParseError) -> Int64 {
+        let start = index
+        var negative = false
+        if bytes[index] == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
+        guard index < bytes.count else { throw error(.unexpectedEnd) }
+        guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) else { throw error(.unexpectedCharacter) }
+        if bytes[index] == UInt8(ascii: "0"), index + 1 < bytes.count,
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index + 1])
+        {
+            index += 1
+            throw error(.unexpectedCharacter)  // leading zeros are not JSON
+        }
+        // Accumulate negatively so Int64.min parses.
+        var value: Int64 = 0
+        var overflow = false
+        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+            let digit = Int64(bytes[index] - UInt8(ascii: "0"))
+            let (m, o1) = value.multipliedReportingOverflow(by: 10)
+            let (s, o2) = m.subtractingReportingOverflow(digit)
+            overflow = overflow || o1 || o2
+            value = s
+            index += 1
+        }
+        if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) {
+            throw JSONParseError(reason: .fractionalNumber, offset: start)
+        }
+        if overflow { throw JSONParseError(reason: .numberOutOfRange, offset: start) }
+        if negative { return value }
+        guard value != Int64.min else { throw JSONParseError(reason: .numberOutOfRange, offset: start) }
+        return -value
+    }
+
+    private mutating func parseString() throws(JSONParseError) -> String {
+        index += 1  // opening quote
+        var scalars = String.UnicodeScalarView()
+        while true {
+            guard index < bytes.count else { throw error(.unexpectedEnd) }
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return String(scalars)
+            case UInt8(ascii: "\\"):
+                scalars.append(try parseEscape())
+            case 0x00..<0x20:
+                throw error(.controlCharacterInString)
+            case 0x00..<0x80:
+                scalars.append(Unicode.Scalar(byte))
+                index += 1
+            default:
+                scalars.append(try decodeUTF8Scalar())
+            }
+        }
+    }
+
+    private mutating func parseEscape() throws(JSONParseError) -> Unicode.Scalar {
+        index += 1  // backslash
+        guard index < bytes.count else { throw error(.unexpectedEnd) }
+        let c = bytes[index]
+        index += 1
+        switch c {
+        case UInt8(ascii: "\""): return "\""
+        case UInt8(ascii: "\\"): return "\\"
+        case UInt8(ascii: "/"): return "/"
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
+        case UInt8(ascii: "u"):
+            let first = try parseHex4()
+            if (0xD800..<0xDC00).contains(first) {
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                else { throw error(.invalidEscape) }
+                index += 2
+                let second = try parseHex4()
+                guard (0xDC00..<0xE000).contains(second) else { throw error(.invalidEscape) }
+                let value = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+                guard let scalar = Unicode.Scalar(value) else { throw error(.invalidEscape) }
+                return scalar
+            }
+            guard let scalar = Unicode.Scalar(first) else { throw error(.invalidEscape) }  // lone low surrogate
+            return scalar
+        default:
+            index -= 1
+            throw error(.invalidEscape)
+        }
+    }
+
+    private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw error(.unexpectedEnd) }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let c = bytes[index]
+            let digit: UInt32
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(c - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(c - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(c - UInt8(ascii: "A") + 10)
+            default: throw error(.invalidEscape)
+            }
+            value = value << 4 | digit
+            index += 1
+        }
+        return value
+    }
+
+    /// Decodes one multi-byte UTF-8 sequence, refusing overlong forms and surrogates.
+    private mutating func decodeUTF8Scalar() throws(JSONParseError) -> Unicode.Scalar {
+        let lead = bytes[index]
+        let length: Int
+        var value: UInt32
+        switch lead {
+        case 0xC2...0xDF: length = 2; value = UInt32(lead & 0x1F)
+        case 0xE0...0xEF: length = 3; value = UInt32(lead & 0x0F)
+        case 0xF0...0xF4: length = 4; value = UInt32(lead & 0x07)
+        default: throw error(.invalidUTF8)
+        }
+        guard index + length <= bytes.count else { throw error(.invalidUTF8) }
+        for i in 1..<length {
+            let b = bytes[index + i]
+            guard b & 0xC0 == 0x80 else { throw error(.invalidUTF8) }
+            value = value << 6 | UInt32(b & 0x3F)
+        }
+        let minimum: UInt32 = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000
+        guard value >= minimum, value <= 0x10FFFF, let scalar = Unicode.Scalar(value) else { throw error(.invalidUTF8) }
+        index += length
+        return scalar
+    }
+}

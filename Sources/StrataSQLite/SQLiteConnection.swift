@@ -1,0 +1,104 @@
+import CSQLite
+
+/// One SQLite connection with a cache of prepared statements.
+///
+/// Not thread-safe by itself (`SQLITE_OPEN_NOMUTEX`): an owner confines it to one
+/// thread or guards it with a lock, as the store does.
+public final class SQLiteConnection {
+    public enum Mode: Sendable {
+        case readWrite  // creates the file if missing
+        case readOnly
+    }
+
+    public let path: String
+    private var handle: OpaquePointer?
+    private var cache: [String: SQLiteStatement] = [:]
+
+    public init(path: String, mode: Mode, busyTimeoutMilliseconds: Int32 = 5000) throws(SQLiteError) {
+        self.path = path
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        switch mode {
+        case .readWrite: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        }
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(db)
+            throw SQLiteError(code: rc, message: "\(message) (\(path))")
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+    }
+
+    deinit {
+        cache.removeAll()  // statements finalize before the connection closes
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs SQL without results (schema, pragmas, BEGIN/COMMIT). Never with input values.
+    public func execute(_ sql: String) throws(SQLiteError) {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if rc != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? lastErrorMessage
+            sqlite3_free(errorMessage)
+            throw SQLiteError(code: rc, message: message)
+        }
+    }
+
+    /// A cached prepared statement for `sql`, reset and with bindings cleared.
+    public func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let cached = cache[sql] {
+            cached.reset()
+            return cached
+        }
+        let statement = try SQLiteStatement(connection: self, sql: sql)
+        cache[sql] = statement
+        return statement
+    }
+
+    /// The first column of the first row, as an integer; nil when there is no row or it is NULL.
+    public func scalarInteger(_ sql: String, _ bindings: SQLiteValue...) throws(SQLiteError) -> Int64? {
+        let s = try statement(sql)
+        try s.bind(bindings)
+        defer { s.reset() }
+        guard try s.step(), !s.isNull(0) else { return nil }
+        return s.int64(0)
+    }
+
+    /// The first column of the first row, as text.
+    public func scalarText(_ sql: String, _ bindings: SQLiteValue...) throws(SQLiteError) -> String? {
+        let s = try statement(sql)
+        try s.bind(bindings)
+        defer { s.reset() }
+        guard try s.step(), !s.isNull(0) else { return nil }
+        return s.text(0)
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE ... COMMIT`, rolling back if it throws.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+    public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    var rawHandle: OpaquePointer? { handle }
+
+    var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    func error(_ code: Int32) -> SQLiteError {
+        SQLiteError(code: code, message: lastErrorMessage)
+    }
+}

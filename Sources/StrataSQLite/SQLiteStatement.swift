@@ -1,0 +1,108 @@
+import CSQLite
+
+/// A value bound to a statement parameter. Input always travels as a binding,
+/// never as SQL text.
+public enum SQLiteValue: Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case text(String)
+    case blob([UInt8])
+}
+
+/// The destructor value that tells SQLite to copy bound bytes before returning.
+private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// A prepared statement, owned by its connection's cache.
+public final class SQLiteStatement {
+    private var handle: OpaquePointer?
+    private unowned let connection: SQLiteConnection
+
+    init(connection: SQLiteConnection, sql: String) throws(SQLiteError) {
+        self.connection = connection
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(connection.rawHandle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard rc == SQLITE_OK else { throw connection.error(rc) }
+        handle = statement
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    public func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+        for (i, value) in values.enumerated() { try bind(value, at: Int32(i + 1)) }
+    }
+
+    public func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
+        let rc: Int32
+        switch value {
+        case .null: rc = sqlite3_bind_null(handle, index)
+        case .integer(let i): rc = sqlite3_bind_int64(handle, index, i)
+        case .text(let s): rc = sqlite3_bind_text(handle, index, s, -1, SQLITE_TRANSIENT)
+        case .blob(let bytes): rc = bind(bytes: bytes, at: index, asText: false)
+        }
+        guard rc == SQLITE_OK else { throw connection.error(rc) }
+    }
+
+    public func bind(_ value: Int64, at index: Int32) throws(SQLiteError) {
+        let rc = sqlite3_bind_int64(handle, index, value)
+        guard rc == SQLITE_OK else { throw connection.error(rc) }
+    }
+
+    public func bind(_ value: String, at index: Int32) throws(SQLiteError) {
+        let rc = sqlite3_bind_text(handle, index, value, -1, SQLITE_TRANSIENT)
+        guard rc == SQLITE_OK else { throw connection.error(rc) }
+    }
+
+    /// Binds UTF-8 bytes as TEXT without going through `String`.
+    public func bind(utf8 bytes: [UInt8], at index: Int32) throws(SQLiteError) {
+        let rc = bind(bytes: bytes, at: index, asText: true)
+        guard rc == SQLITE_OK else { throw connection.error(rc) }
+    }
+
+    private func bind(bytes: [UInt8], at index: Int32, asText: Bool) -> Int32 {
+        bytes.withUnsafeBytes { raw in
+            // A non-nil pointer even for empty input, so SQLite stores '' / x'' rather than NULL.
+            let base = raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
+            return asText
+                ? sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), SQLITE_TRANSIENT)
+                : sqlite3_bind_blob(handle, index, base, Int32(bytes.count), SQLITE_TRANSIENT)
+        }
+    }
+
+    /// Advances to the next row; false when done.
+    public func step() throws(SQLiteError) -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw connection.error(rc)
+        }
+    }
+
+    /// Runs a statement that returns no rows.
+    public func run(_ values: [SQLiteValue] = []) throws(SQLiteError) {
+        if !values.isEmpty { try bind(values) }
+        defer { reset() }
+        while try step() {}
+    }
+
+    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    public func text(_ column: Int32) -> String {
+        guard let pointer = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    /// The column's bytes (TEXT as UTF-8, or BLOB), copied.
+    public func bytes(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let pointer = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+}

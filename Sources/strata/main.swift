@@ -1,0 +1,5 @@
+import Foundation
+import StrataCLI
+
+// The executable stays thin: everything lives in StrataCLI, where tests reach it.
+exit(StrataCommandLine.main(Array(CommandLine.arguments.dropFirst())))
