@@ -1,0 +1,69 @@
+import Foundation
+
+/// Runs the package's own executables as real child processes, for tests that
+/// exercise Strata the way its users do: exit codes, stdout, stderr, signals.
+public enum ChildProcess {
+    /// The finished run of a command.
+    public struct Result: Sendable {
+        public let exitCode: Int32
+        public let stdout: String
+        public let stderr: String
+    }
+
+    /// A built product of this package (`strata`, `StoreCrashWriter`), beside the running test binary.
+    public static func product(_ name: String) -> URL {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var directory = executable.deletingLastPathComponent()
+        // On some layouts the test binary sits inside a bundle directory.
+        while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent(name).path),
+            directory.path != "/"
+        {
+            directory = directory.deletingLastPathComponent()
+        }
+        return directory.appendingPathComponent(name)
+    }
+
+    /// Runs `strata` with `arguments` in `directory`, waits for it and returns what it said.
+    public static func strata(
+        _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:], stdin: String? = nil
+    ) throws -> Result {
+        try run(product("strata"), arguments, in: directory, environment: environment, stdin: stdin)
+    }
+
+    public static func run(
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
+        stdin: String? = nil
+    ) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        // A clean, predictable environment: nothing of the caller's STRATA_* leaks in.
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
+        env.merge(environment) { _, new in new }
+        process.environment = env
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        // Read both pipes to the end before waiting, so a chatty child never blocks.
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            exitCode: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// A fresh empty directory under the system's temporary directory.
+    public static func temporaryDirectory(_ label: String = "strata-test") throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}

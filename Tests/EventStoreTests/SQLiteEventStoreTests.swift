@@ -1,0 +1,167 @@
+import EventStore
+import Foundation
+import StrataCore
+import StrataSQLite
+import StrataTesting
+import Testing
+
+/// What only a store on disk can get wrong: files, locks, threads, tampering.
+@Suite("SQLite event store")
+struct SQLiteEventStoreTests {
+    let directory: URL
+    var path: String { directory.appendingPathComponent("events.db").path }
+
+    init() throws {
+        directory = try ChildProcess.temporaryDirectory("strata-sqlite")
+    }
+
+    @Test func theFileHasTheContractsTablesWALAndFullSync() throws {
+        let store = try SQLiteEventStore(path: path)
+        _ = try store.append(command("c1", [event("loan-L1")]))
+        let c = try SQLiteConnection(path: path, mode: .readOnly)
+        #expect(try c.scalarText("PRAGMA journal_mode") == "wal")
+        let columns = try c.statement("SELECT name FROM pragma_table_info('events') ORDER BY cid")
+        var names: [String] = []
+        while try columns.step() { names.append(columns.text(0)) }
+        #expect(names == ["position", "stream", "version", "type", "schema_version", "recorded_at", "data", "metadata", "prev_hash", "hash"])
+        #expect(try c.scalarText("SELECT data FROM events WHERE position = 1") == #"{"n":1}"#)
+        #expect(try c.scalarText("SELECT outcome FROM commands WHERE command_id = 'c1'") == "accepted")
+        // The journal keeps a digest of the body, never the body.
+        #expect(try c.scalarText("SELECT body_digest FROM commands WHERE command_id = 'c1'") == Hex.encode(digest("c1")))
+    }
+
+    @Test func concurrentAppendsToOneStreamLetExactlyOneWin() async throws {
+        let store = try SQLiteEventStore(path: path)
+        let contenders = 32
+        let accepted = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for i in 0..<contenders {
+                group.addTask {
+                    let result = try store.append(command("race-\(i)", [event("loan-L1")], expect: [stream("loan-L1"): .exactly(0)]))
+                    if case .recorded(.accepted) = result { return true }
+                    #expect(result.outcome.isConflict)
+                    return false
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(accepted == 1)
+        #expect(try store.version(of: stream("loan-L1")) == 1)
+        #expect(try store.head() == 1)
+    }
+
+    @Test func aSecondWriterIsRefusedWhileTheFirstHoldsTheStore() throws {
+        let first = try SQLiteEventStore(path: path)
+        _ = try first.append(command("c1", [event("loan-L1")]))
+        let error = storeError { _ = try SQLiteEventStore(path: path) }
+        #expect(error?.kind == .locked)
+        #expect(error?.message.contains("pid \(getpid())") == true)
+
+        // Another process is refused too, and says why.
+        let child = try ChildProcess.run(ChildProcess.product("StoreCrashWriter"), [path])
+        #expect(child.exitCode == 1)
+        #expect(child.stderr.contains("LOCKED"))
+
+        // Readers keep working meanwhile.
+        let reader = try SQLiteEventStore(readingAt: path)
+        #expect(try reader.head() == 1)
+        #expect(try reader.verify().isIntact)
+        #expect(storeError { _ = try reader.append(command("c2", [event("loan-L1")])) }?.kind == .readOnly)
+    }
+
+    @Test func theLockIsReleasedWhenTheWriterCloses() throws {
+        do {
+            let first = try SQLiteEventStore(path: path)
+            _ = try first.append(command("c1", [event("loan-L1")]))
+        }
+        let second = try SQLiteEventStore(path: path)
+        #expect(try second.head() == 1)
+    }
+
+    @Test func reopeningContinuesTheChainAndKeepsTheJournal() throws {
+        do {
+            let store = try SQLiteEventStore(path: path)
+            _ = try store.append(command("c1", [event("loan-L1"), event("agent-A1")]))
+        }
+        let store = try SQLiteEventStore(path: path)
+        #expect(try store.head() == 2)
+        if case .duplicate = try store.append(command("c1", [event("loan-L1"), event("agent-A1")])) {} else {
+            Issue.record("the journal did not survive a reopen")
+        }
+        #expect(acceptedPositions(try store.append(command("c2", [event("loan-L1")], expect: [stream("loan-L1"): .exactly(1)]))) == [3])
+        #expect(try store.verify().eventsChecked == 3)
+        #expect(try store.verify().isIntact)
+    }
+
+    /// Builds a store of `count` single-event commands and closes it.
+    func seed(_ count: Int) throws {
+        let store = try SQLiteEventStore(path: path)
+        for i in 1...count { _ = try store.append(command("c\(i)", [event("loan-L\(i)", "TestHappened", ["who": "root", "i": .integer(Int64(i))])])) }
+    }
+
+    func tamper(_ sql: String) throws {
+        let c = try SQLiteConnection(path: path, mode: .readWrite)
+        try c.execute(sql)
+    }
+
+    @Test func changingOneByteOfStoredDataIsCaughtAtThatPosition() throws {
+        try seed(10)
+        try tamper("UPDATE events SET data = replace(data, 'root', 'r00t') WHERE position = 7")
+        let report = try SQLiteEventStore(readingAt: path).verify()
+        #expect(report.problem?.position == 7)
+        #expect(report.problem?.kind == .hashMismatch)
+        #expect(report.eventsChecked == 6)
+        #expect(report.lastGoodPosition == 6)
+    }
+
+    @Test(arguments: [
+        ("UPDATE events SET metadata = replace(metadata, 'user-1', 'user-2') WHERE position = 4", Int64(4), ChainProblem.Kind.hashMismatch),
+        ("UPDATE events SET recorded_at = '2026-11-20T10:00:00.001Z' WHERE position = 2", 2, .hashMismatch),
+        ("UPDATE events SET stream = 'loan-X' WHERE position = 9", 9, .hashMismatch),
+        ("UPDATE events SET type = 'Other' WHERE position = 1", 1, .hashMismatch),
+        ("UPDATE events SET version = 2 WHERE position = 3", 3, .hashMismatch),
+        ("UPDATE events SET schema_version = 2 WHERE position = 5", 5, .hashMismatch),
+        ("UPDATE events SET prev_hash = (SELECT hash FROM events WHERE position = 1) WHERE position = 3", 3, .brokenLink),
+        ("DELETE FROM events WHERE position = 6", 6, .gap),
+        // Rewriting one event with a correct hash still breaks the next link.
+        ("UPDATE events SET hash = '00' || substr(hash, 3) WHERE position = 8", 8, .hashMismatch),
+    ])
+    func everyKindOfTamperingIsCaught(_ sql: String, _ position: Int64, _ kind: ChainProblem.Kind) throws {
+        try seed(10)
+        try tamper(sql)
+        let report = try SQLiteEventStore(readingAt: path).verify()
+        #expect(report.problem?.position == position)
+        #expect(report.problem?.kind == kind)
+    }
+
+    @Test func filesThatAreNotStrataStoresAreRefusedAtOpen() throws {
+        // A SQLite file of someone else's.
+        let foreign = directory.appendingPathComponent("foreign.db").path
+        let c = try SQLiteConnection(path: foreign, mode: .readWrite)
+        try c.execute("CREATE TABLE notes (x TEXT)")
+        #expect(storeError { _ = try SQLiteEventStore(path: foreign) }?.kind == .corrupt)
+        #expect(storeError { _ = try SQLiteEventStore(readingAt: foreign) }?.kind == .corrupt)
+
+        // Garbage where a store should be.
+        let garbage = directory.appendingPathComponent("garbage.db").path
+        _ = FileManager.default.createFile(atPath: garbage, contents: Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7919) }))
+        #expect(storeError { _ = try SQLiteEventStore(path: garbage) }?.kind == .corrupt)
+
+        // A store cut short.
+        try seed(200)
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: UInt64(size / 2))
+        try handle.close()
+        let error = storeError { _ = try SQLiteEventStore(path: path) }
+        #expect(error?.kind == .corrupt)
+
+        // A missing store is not silently created by a reader.
+        #expect(storeError { _ = try SQLiteEventStore(readingAt: directory.appendingPathComponent("none.db").path) } != nil)
+    }
+
+    @Test func aNewerSchemaIsRefused() throws {
+        try seed(1)
+        try tamper("PRAGMA user_version = 99")
+        #expect(storeError { _ = try SQLiteEventStore(path: path) }?.kind == .unsupportedVersion)
+    }
+}

@@ -1,0 +1,270 @@
+import EventStore
+import Events
+import Foundation
+import StrataCore
+import StrataTesting
+import Testing
+
+/// The store's guarantees, checked against the SQLite store and its in-memory twin alike.
+@Suite("Event store conformance")
+struct StoreConformanceTests {
+    @Test(arguments: StoreKind.allCases)
+    func appendAssignsGaplessPositionsAndStreamVersions(_ kind: StoreKind) throws {
+        let store = try kind.make()
+        let first = try store.append(command("c1", [event("loan-L1"), event("loan-L1"), event("agent-A1")]))
+        #expect(acceptedPositions(first) == [1, 2, 3])
+        guard case .recorded(.accepted(let appended)) = first else { return }
+        #expect(appended.map(\.stream) == ["loan-L1", "loan-L1", "agent-A1"])
+        #expect(appended.map(\.version) == [1, 2, 1])
+
+        let second = try store.append(command("c2", [event("loan-L1")]))
+        #expect(acceptedPositions(second) == [4])
+        #expect(try store.head() == 4)
+        #expect(try store.version(of: stream("loan-L1")) == 3)
+        #expect(try store.version(of: stream("agent-A1")) == 1)
+        #expect(try store.version(of: stream("loan-NOPE")) == 0)
+        #expect(try allEvents(store).map(\.position) == [1, 2, 3, 4])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func everyEventIsChainedAndVerifies(_ kind: StoreKind) throws {
+        let store = try kind.make()
+        for i in 1...20 {
+            _ = try store.append(command("c\(i)", [event("loan-L\(i % 3)"), event("agent-A\(i % 2)")]))
+        }
+        let events = try allEvents(store)
+        #expect(events.count == 40)
+        #expect(events[0].prevHash == HashChain.genesisHex)
+        for (previous, next) in zip(events, events.dropFirst()) {
+            #expect(next.prevHash == previous.hash)
+        }
+        // The hash is SHA-256(prevHash bytes ‖ canonical event without the hashes).
+        for e in events {
+            let recomputed = HashChain.hash(previous: Hex.decode(e.prevHash)!, canonicalEvent: e.canonicalBody)
+            #expect(Hex.encode(recomputed) == e.hash)
+        }
+        let report = try store.verify()
+        #expect(report.isIntact)
+        #expect(report.eventsChecked == 40)
+        #expect(report.lastGoodHash == events.last!.hash)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func metadataNamesTheCommandActorAndCausation(_ kind: StoreKind) throws {
+        let store = try kind.make()
+        _ = try store.append(command("cmd-7", [event("loan-L1")], actor: "agent-9", correlationId: "flow-3"))
+        let stored = try #require(try allEvents(store).first)
+        let metadata = try stored.decodedMetadata()
+        #expect(metadata == EventMetadata(commandId: "cmd-7", actor: "agent-9", correlationId: "flow-3", causationId: "cmd-7"))
+        #expect(String(decoding: stored.metadata, as: UTF8.self)
+            == #"{"actor":"agent-9","causationId":"cmd-7","commandId":"cmd-7","correlationId":"flow-3"}"#)
+        #expect(stored.recordedAt == "2026-11-20T10:00:00.000Z")
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aVersionConflictRefusesTheWholeCommandAndWritesNoneOfIt(_ kind: StoreKind) throws {
+        let store = try kind.make()
+        _ = try store.append(command("seed", [event("loan-L1")]))
+        // Touches three streams; the expectation on the second is wrong.
+        let result = try store.append(
+            command(
+                "multi", [event("agent-A1"), event("loan-L1"), event("cashout-C1")],
+                expect: [stream("agent-A1"): .exactly(0), stream("loan-L1"): .exactly(0), stream("cashout-C1"): .any]))
+        guard case .recorded(.refused(let error)) = result else {
+            Issue.record("expected a refusal, got \(result)")
+            return
+        }
+        #expect(error.code == .conflict)
+        #expect(error.reason == "WRONG_EXPECTED_VERSION")
+        #expect(error.message.contains("loan-L1"))
+        #expect(try store.head() == 1)
+        #expect(try store.version(of: stream("agent-A1")) == 0)
+        #expect(try store.version(of: stream("cashout-C1")) == 0)
+        // The refusal itself is journaled: a retry gets it again.
+        let entry = try #require(try store.journalEntry(commandId: "multi"))
+        #expect(entry.outcome == .refused(error))
+        #expect(entry.head == 1)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aGroupCommitRefusesOnlyTheConflictingCommand(_ kind: StoreKind) throws {
+        let store = try kind.make()
+        let results = try store.append([
+            command("g1", [event("loan-L1")], expect: [stream("loan-L1"): .exactly(0)]),
+            // Sees g1's effect: loan-L1 is at version 1 now.
+            command("g2", [event("loan-L1")], expect: [stream("loan-L1"): .exactly(1)]),
+            // Stale: expects the stream not to exist.
+            command("g3", [event("loan-L1"), event("agent-A1")], expect: [stream("loan-L1"): .exactly(0)]),
+            command("g4", [event("agent-A1")], expect: [stream("agent-A1"): .exactly(0)]),
+            refusal("g5", StrataError(.rejected, reason: "LOAN_NOT_PENDING", "the loan is not pending")),
+        ])
+        #expect(acceptedPositions(results[0]) == [1])
+        #expect(acceptedPositions(results[1]) == [2])
+        #expect(results[2].outcome.isConflict)
+        #expect(acceptedPositions(results[3]) == [3])
+        #expect(results[4] == .recorded(.refused(StrataError(.rejected, reason: "LOAN_NOT_PENDING", "the loan is not pending"))))
+        #expect(try allEvents(store).map(\.position) == [1, 2, 3])
+        #expect(try store.verify().isIntact)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aRetryWithTheSameBodyGetsTheOriginalOutcomeAndAppendsNothing(_ kind: StoreKind) throws {
+        let store = try kind.make()
+        let original = try store.append(command("once", [event("loan-L1"), event("agent-A1")], body: "body-1"))
+        let retry = try store.append(command("once", [event("loan-L1"), event("agent-A1")], body: "body-1"))
+        guard case .recorded(let outcome) = original, case .duplicate(let entry) = retry else {
+            Issue.record("expected recorded then duplicate, got \(original) then \(retry)")
+            return
+        }
+        #expect(entry.outcome == outcome)
+        #expect(entry.commandId == "once")
+        #expect(entry.bodyDigest == digest("body-1"))
+        #expect(entry.actor == "user-1")
+        #expect(entry.keyId == "svc")
+        #expect(try store.head() == 2)
+
+        // A refused command is decided once too.
+        let refused = StrataError(.invalid, reason: "INVALID_FIELDS", "bad", details: [.init(field: "amountCents", reason: "NOT_POSITIVE")])
+        _ = try store.append(refusal("no", refused))
+        #expect(try store.append(refusal("no", refused)).outcome == .refused(refused))
+        if case .duplicate = try store.append(refusal("no", refused)) {} else { Issue.record("expected duplicate") }
+        #expect(try store.head() == 2)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func theSameIdWithAnotherBodyIsAConflictAndIsNotJournaled(_ kind: StoreKind) throws {
+        let store = try kind.make()
+        _ = try store.append(command("id-1", [event("loan-L1")], body: "first"))
+        let reuse = try store.append(command("id-1", [event("loan-L2")], body: "second"))
+        guard case .idReused(let entry) = reuse else {
+            Issue.record("expected idReused, got \(reuse)")
+            return
+        }
+        #expect(entry.bodyDigest == digest("first"))
+        #expect(reuse.outcome.isConflict)
+        #expect(try store.head() == 1)
+        #expect(try store.version(of: stream("loan-L2")) == 0)
+        // The journal still holds the first body's digest.
+        #expect(try store.journalEntry(commandId: "id-1")?.bodyDigest == digest("first"))
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aDuplicateIdInsideOneBatchIsAnsweredAsADuplicate(_ kind: StoreKind) throws {
+        let store = try kind.make()
+        let results = try store.append([command("twice", [event("loan-L1")]), command("twice", [event("loan-L1")])])
+        #expect(acceptedPositions(results[0]) == [1])
+        if case .duplicate(let entry) = results[1] {
+            #expect(entry.outcome == results[0].outcome)
+        } else {
+            Issue.record("expected the second to be a duplicate, got \(results[1])")
+        }
+        #expect(try store.head() == 1)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func positionsStayGaplessAcrossManyRandomBatches(_ kind: StoreKind) throws {
+        let store = try kind.make()
+        var generator = SystemRandomNumberGenerator()
+        var expectedCount = 0
+        var n = 0
+        for _ in 0..<30 {
+            var batch: [CommandWrite] = []
+            for _ in 0..<Int.random(in: 1...8, using: &generator) {
+                n += 1
+                let events = try (0..<Int.random(in: 1...3, using: &generator)).map { _ in try event("loan-L\(n % 5)") }
+                // One in four expects a version it cannot have: refused, writes nothing.
+                let stale = Int.random(in: 0..<4, using: &generator) == 0
+                batch.append(try command("r\(n)", events, expect: stale ? [stream("loan-L\(n % 5)"): .exactly(10_000)] : [:]))
+                if !stale { expectedCount += events.count }
+            }
+            _ = try store.append(batch)
+        }
+        let events = try allEvents(store)
+        #expect(events.count == expectedCount)
+        #expect(events.map(\.position) == Array(1...Int64(expectedCount)))
+        for streamName in Set(events.map(\.stream)) {
+            #expect(events.filter { $0.stream == streamName }.map(\.version) == Array(1...Int64(events.filter { $0.stream == streamName }.count)))
+        }
+        #expect(try store.verify().isIntact)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func readsByStreamPositionCategoryAndType(_ kind: StoreKind) throws {
+        let store = try kind.make()
+        _ = try store.append(command("a", [event("loan-L1", "LoanRequested"), event("loans-X", "Other"), event("loan-L2", "LoanRequested")]))
+        _ = try store.append(command("b", [event("loan-L1", "LoanApproved"), event("invoice-I1", "InvoiceCreated")]))
+        _ = try store.append(command("c", [event("loan-L1", "PaymentReceived"), event("loan-0a1b-2c", "LoanRequested")]))
+
+        #expect(try store.events(in: stream("loan-L1")).map(\.type) == ["LoanRequested", "LoanApproved", "PaymentReceived"])
+        #expect(try store.events(in: stream("loan-L1"), fromVersion: 2, limit: 1).map(\.version) == [2])
+        #expect(try store.events(after: 2, limit: 2).map(\.position) == [3, 4])
+        #expect(try store.events(after: 7, limit: 10).isEmpty)
+        // "loans-X" is not in category "loan": categories match whole words.
+        #expect(try store.events(after: 0, limit: 100, filter: .categories(["loan"])).map(\.position) == [1, 3, 4, 6, 7])
+        #expect(try store.events(after: 3, limit: 2, filter: .categories(["loan"])).map(\.position) == [4, 6])
+        #expect(try store.events(after: 0, limit: 100, filter: .categories(["invoice", "loans"])).map(\.position) == [2, 5])
+        #expect(try store.events(after: 0, limit: 100, filter: .types(["LoanRequested"])).map(\.position) == [1, 3, 7])
+        #expect(try store.events(after: 0, limit: 100, filter: .types(["InvoiceCreated", "LoanApproved"])).map(\.position) == [4, 5])
+        #expect(try allEvents(store).first?.category == "loan")
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func theBusFormIsCanonicalJSONThatAnyLanguageCanRechain(_ kind: StoreKind) throws {
+        let store = try kind.make()
+        _ = try store.append(command("u1", [event("user-U1", "TestHappened", ["name": "Zoë \"Z\" / \u{2028}", "n": 7, "nested": ["b": 1, "a": [true, nil]]])]))
+        _ = try store.append(command("u2", [event("loan-L1"), event("loan-L1", "Other", ["x": -9_223_372_036_854_775_808])]))
+        let lines = try allEvents(store).map { String(decoding: $0.json, as: UTF8.self) }
+        // The contract's recipe, in Python: sha256(prevHash bytes + canonical event without the hashes).
+        let script = """
+            import hashlib, json, sys
+            prev = bytes(32)
+            for line in sys.stdin.read().split("\\n"):
+                e = json.loads(line)
+                assert e["prevHash"] == prev.hex(), ("link", e["position"])
+                body = {k: v for k, v in e.items() if k not in ("hash", "prevHash")}
+                canon = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+                h = hashlib.sha256(prev + canon).hexdigest()
+                assert h == e["hash"], ("hash", e["position"])
+                assert json.dumps(e, sort_keys=True, separators=(",", ":"), ensure_ascii=False) == line, "not canonical"
+                prev = bytes.fromhex(h)
+            print("ok")
+            """
+        let result = try ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script], stdin: lines.joined(separator: "\n"))
+        #expect(result.exitCode == 0, "python rechaining failed: \(result.stderr)")
+        #expect(result.stdout.hasPrefix("ok"))
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func badInputGetsATypedErrorAndWritesNothing(_ kind: StoreKind) throws {
+        let store = try kind.make()
+        #expect(storeError { _ = try store.events(after: 0, limit: 0) }?.kind == .invalidArgument)
+        #expect(storeError { _ = try store.events(after: 0, limit: 10, filter: .categories([])) }?.kind == .invalidArgument)
+        #expect(storeError { _ = try store.events(after: 0, limit: 10, filter: .categories(["Loan"])) }?.kind == .invalidArgument)
+        #expect(storeError { _ = try store.events(after: 0, limit: 10, filter: .types(["no spaces"])) }?.kind == .invalidArgument)
+        #expect(storeError { _ = try store.events(in: stream("loan-L1"), fromVersion: 1, limit: -1) }?.kind == .invalidArgument)
+        #expect(storeError { _ = try NewEvent(stream: stream("loan-L1"), type: "lowercaseStart", schemaVersion: 1, data: [:]) }?.kind == .invalidArgument)
+        #expect(storeError { _ = try NewEvent(stream: stream("loan-L1"), type: "Fine", schemaVersion: 0, data: [:]) }?.kind == .invalidArgument)
+        #expect(storeError { _ = try NewEvent(stream: stream("loan-L1"), type: "Fine", schemaVersion: 1, data: [1, 2]) }?.kind == .invalidArgument)
+        #expect(storeError { _ = try command("", [event("loan-L1")]) }?.kind == .invalidArgument)
+        #expect(storeError { _ = try command("has space", [event("loan-L1")]) }?.kind == .invalidArgument)
+        #expect(storeError { _ = try command(String(repeating: "x", count: 129), [event("loan-L1")]) }?.kind == .invalidArgument)
+        #expect(storeError { _ = try command("empty", []) }?.kind == .invalidArgument)
+        #expect(storeError { _ = try command("neg", [event("loan-L1")], expect: [stream("loan-L1"): .exactly(-1)]) }?.kind == .invalidArgument)
+        #expect(storeError {
+            _ = try CommandWrite(commandId: "d", bodyDigest: [1, 2, 3], actor: "a", commandType: "T", decision: .refuse(StrataError(.invalid, "x")))
+        }?.kind == .invalidArgument)
+        #expect(storeError {
+            _ = try CommandWrite(commandId: "d", bodyDigest: digest("d"), actor: "", commandType: "T", decision: .refuse(StrataError(.invalid, "x")))
+        }?.kind == .invalidArgument)
+        #expect(try store.append([]) == [])
+        #expect(try store.head() == 0)
+    }
+}
+
+extension CommandOutcome {
+    var isConflict: Bool {
+        if case .refused(let error) = self { return error.code == .conflict }
+        return false
+    }
+}
