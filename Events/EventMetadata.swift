@@ -17,7 +17,28 @@ public struct EventMetadata: Sendable, Hashable, Codable {
         self.causationId = causationId
     }
 
-    /// Canonical JSON of the metadata, as stored in the `metadata` column.
+    /// Canonical JSON of the metadata, as stored in the `metadata` column; written
+    /// directly in RFC 8785 key order because every appended command needs it.
+    public var canonicalBytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(128)
+        out.append(contentsOf: #"{"actor":"#.utf8)
+        CanonicalJSON.appendString(actor, to: &out)
+        if let causationId {
+            out.append(contentsOf: #","causationId":"#.utf8)
+            CanonicalJSON.appendString(causationId, to: &out)
+        }
+        out.append(contentsOf: #","commandId":"#.utf8)
+        CanonicalJSON.appendString(commandId, to: &out)
+        if let correlationId {
+            out.append(contentsOf: #","correlationId":"#.utf8)
+            CanonicalJSON.appendString(correlationId, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// The metadata as a JSON value.
     public var json: JSONValue {
         var members: [String: JSONValue] = ["commandId": .string(commandId), "actor": .string(actor)]
         if let correlationId { members["correlationId"] = .string(correlationId) }

@@ -51,11 +51,10 @@ package enum AppendPlanner {
                 if let conflict = try firstConflict(expectations, versions: &versions, backend: backend) {
                     outcome = .refused(conflict)
                 } else {
-                    let metadata = CanonicalJSON.bytes(
-                        EventMetadata(
-                            commandId: command.commandId, actor: command.actor, correlationId: command.correlationId,
-                            causationId: command.commandId
-                        ).json)
+                    let metadata = EventMetadata(
+                        commandId: command.commandId, actor: command.actor, correlationId: command.correlationId,
+                        causationId: command.commandId
+                    ).canonicalBytes
                     var appended: [AppendedEvent] = []
                     appended.reserveCapacity(events.count)
                     for event in events {
@@ -118,20 +117,28 @@ package enum AppendPlanner {
 
 extension CommandOutcome {
     /// The journal's `result` column: `{"events":[…]}` or `{"error":{…}}`, canonical JSON.
-    package var journalJSON: JSONValue {
+    /// Accepted results are written directly in key order: every command has one.
+    package var journalBytes: [UInt8] {
         switch self {
         case .accepted(let events):
-            return .object([
-                "events": .array(
-                    events.map {
-                        .object([
-                            "position": .integer($0.position), "stream": .string($0.stream),
-                            "version": .integer($0.version), "type": .string($0.type),
-                        ])
-                    })
-            ])
+            var out: [UInt8] = []
+            out.reserveCapacity(16 + events.count * 80)
+            out.append(contentsOf: #"{"events":["#.utf8)
+            for (i, e) in events.enumerated() {
+                out.append(contentsOf: (i == 0 ? #"{"position":"# : #",{"position":"#).utf8)
+                CanonicalJSON.appendInteger(e.position, to: &out)
+                out.append(contentsOf: #","stream":"#.utf8)
+                CanonicalJSON.appendString(e.stream, to: &out)
+                out.append(contentsOf: #","type":"#.utf8)
+                CanonicalJSON.appendString(e.type, to: &out)
+                out.append(contentsOf: #","version":"#.utf8)
+                CanonicalJSON.appendInteger(e.version, to: &out)
+                out.append(UInt8(ascii: "}"))
+            }
+            out.append(contentsOf: "]}".utf8)
+            return out
         case .refused(let error):
-            return .object(["error": error.json])
+            return CanonicalJSON.bytes(.object(["error": error.json]))
         }
     }
 

@@ -350,16 +350,22 @@ private struct SQLiteBackend: AppendBackend {
         let outcome: String
         if case .accepted = entry.outcome { outcome = "accepted" } else { outcome = "refused" }
         do {
-            try connection.statement(
+            let s = try connection.statement(
                 """
                 INSERT INTO commands (command_id, body_digest, key_id, actor, command_type, outcome, result, recorded_at, head)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """
-            ).run([
-                .text(entry.commandId), .text(Hex.encode(entry.bodyDigest)), entry.keyId.map { .text($0) } ?? .null,
-                .text(entry.actor), .text(entry.commandType), .text(outcome),
-                .text(CanonicalJSON.string(entry.outcome.journalJSON)), .text(entry.recordedAt), .integer(entry.head),
-            ])
+                """)
+            defer { s.reset() }
+            try s.bind(entry.commandId, at: 1)
+            try s.bind(Hex.encode(entry.bodyDigest), at: 2)
+            try s.bind(entry.keyId.map { .text($0) } ?? .null, at: 3)
+            try s.bind(entry.actor, at: 4)
+            try s.bind(entry.commandType, at: 5)
+            try s.bind(outcome, at: 6)
+            try s.bind(utf8: entry.outcome.journalBytes, at: 7)
+            try s.bind(entry.recordedAt, at: 8)
+            try s.bind(entry.head, at: 9)
+            while try s.step() {}
         } catch {
             throw StoreError(error, while: "journaling command \(entry.commandId)")
         }

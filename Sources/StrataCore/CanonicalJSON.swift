@@ -86,6 +86,12 @@ public enum CanonicalJSON {
     /// Appends `s` as a canonical JSON string literal, quotes included.
     public static func appendString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings (ids, names, dates) need no escaping: copy them whole.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: s.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in s.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

@@ -37,7 +37,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         if b.count > 20 {
             guard b[19] == UInt8(ascii: "."), b.count > 21 else { return nil }
             let fraction = b[20..<(b.count - 1)]
-            guard let _ = LocalDate.digits(fraction) else { return nil }
+            // Check the digits without accumulating them: a long fraction would overflow.
+            guard fraction.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
             let firstThree = Array(fraction.prefix(3)) + Array(repeating: UInt8(ascii: "0"), count: max(0, 3 - fraction.count))
             millis = LocalDate.digits(firstThree[0..<3])!
         } else if b.count != 20 {

@@ -1,4 +1,4 @@
-import EventStore
+@testable import EventStore
 import Events
 import Foundation
 import StrataCore
@@ -266,5 +266,36 @@ extension CommandOutcome {
     var isConflict: Bool {
         if case .refused(let error) = self { return error.code == .conflict }
         return false
+    }
+}
+
+/// The hand-written canonical writers of the hot path agree with the general one.
+@Suite("Hot-path canonical writers")
+struct HotPathCanonicalTests {
+    @Test(arguments: [
+        EventMetadata(commandId: "c1", actor: "a"),
+        EventMetadata(commandId: "c1", actor: "ünïcode \"quoted\"", correlationId: "x"),
+        EventMetadata(commandId: "c1", actor: "a", correlationId: "k\n", causationId: "c1"),
+        EventMetadata(commandId: "c1", actor: "a", causationId: "cause"),
+    ])
+    func metadataBytesAreCanonical(_ metadata: EventMetadata) throws {
+        #expect(metadata.canonicalBytes == CanonicalJSON.bytes(metadata.json))
+        #expect(try CanonicalJSON.decode(EventMetadata.self, from: metadata.canonicalBytes) == metadata)
+    }
+
+    @Test func journalBytesAreCanonicalAndReadBack() throws {
+        let outcomes: [CommandOutcome] = [
+            .accepted([AppendedEvent(position: 1, stream: "loan-L1", version: 1, type: "LoanRequested")]),
+            .accepted([
+                AppendedEvent(position: 7, stream: "loan-L1", version: 3, type: "PaymentReceived"),
+                AppendedEvent(position: 8, stream: "agent-A1", version: 9, type: "CommissionEarned"),
+            ]),
+            .refused(StrataError(.invalid, reason: "INVALID_FIELDS", "two problems", details: [.init(field: "a", reason: "B")])),
+        ]
+        for outcome in outcomes {
+            let parsed = try JSONParser.parse(outcome.journalBytes)
+            #expect(CanonicalJSON.bytes(parsed) == outcome.journalBytes)
+            #expect(CommandOutcome(journalJSON: parsed) == outcome)
+        }
     }
 }

@@ -22,7 +22,9 @@ enum BenchCommand {
             append: events/s through the store API (group commits of 100 commands of one event, and
             one command of 100 events; ≈ 300-byte payloads; WAL, synchronous=FULL, chain hashing on),
             beside the raw SQLite ceiling measured in the same run (1000 rows per transaction, same
-            row size, same unique (stream, version) index, same durability settings).
+            row size, same unique (stream, version) index, same durability settings), and raw SQLite at
+            the store's own commit size (100 rows per transaction), which separates the store's own
+            cost from the cost of committing (one fsync per transaction).
             """)
 
     struct Figure {
@@ -31,6 +33,8 @@ enum BenchCommand {
         let unit: String
         let samples: [Double]
         let ceiling: Double?
+        /// Raw SQLite at the same commit size, when the figure has one.
+        let sameSizeRaw: Double?
 
         var sorted: [Double] { samples.sorted() }
         var median: Double { sorted[sorted.count / 2] }
@@ -44,6 +48,10 @@ enum BenchCommand {
             if let ceiling {
                 members["ceilingMedian"] = .integer(Int64(ceiling))
                 members["ratioPercent"] = .integer(Int64((median / ceiling * 100).rounded()))
+            }
+            if let sameSizeRaw {
+                members["sameSizeRawMedian"] = .integer(Int64(sameSizeRaw))
+                members["sameSizeRatioPercent"] = .integer(Int64((median / sameSizeRaw * 100).rounded()))
             }
             return .object(members)
         }
@@ -60,24 +68,32 @@ enum BenchCommand {
         defer { if arguments.value("dir") == nil { try? FileManager.default.removeItem(atPath: directory) } }
 
         var raw: [Double] = []
+        var raw100: [Double] = []
         var commandsOfOne: [Double] = []
         var oneCommandOfMany: [Double] = []
         let commandBatches = makeCommandBatches(events: events, eventsPerCommand: 1)
         let eventBatches = makeCommandBatches(events: events, eventsPerCommand: 100)
         for run in 0..<runs {
-            raw.append(try rawInsertRate(events: events, path: "\(directory)/raw-\(run).db"))
+            raw.append(try rawInsertRate(events: events, rowsPerTransaction: 1000, path: "\(directory)/raw-\(run).db"))
+            raw100.append(try rawInsertRate(events: events, rowsPerTransaction: 100, path: "\(directory)/raw100-\(run).db"))
             commandsOfOne.append(try storeAppendRate(commandBatches, path: "\(directory)/store1-\(run).db"))
             oneCommandOfMany.append(try storeAppendRate(eventBatches, path: "\(directory)/store100-\(run).db"))
         }
         let rawMedian = raw.sorted()[raw.count / 2]
+        let raw100Median = raw100.sorted()[raw100.count / 2]
         let figures = [
-            Figure(scenario: "append", measure: "raw SQLite insert ceiling, 1000 rows/txn", unit: "rows/s", samples: raw, ceiling: nil),
+            Figure(
+                scenario: "append", measure: "raw SQLite insert ceiling, 1000 rows/txn", unit: "rows/s", samples: raw,
+                ceiling: nil, sameSizeRaw: nil),
+            Figure(
+                scenario: "append", measure: "raw SQLite insert, 100 rows/txn", unit: "rows/s", samples: raw100,
+                ceiling: rawMedian, sameSizeRaw: nil),
             Figure(
                 scenario: "append", measure: "store append, 100 commands × 1 event per call", unit: "events/s",
-                samples: commandsOfOne, ceiling: rawMedian),
+                samples: commandsOfOne, ceiling: rawMedian, sameSizeRaw: raw100Median),
             Figure(
                 scenario: "append", measure: "store append, 1 command × 100 events per call", unit: "events/s",
-                samples: oneCommandOfMany, ceiling: rawMedian),
+                samples: oneCommandOfMany, ceiling: rawMedian, sameSizeRaw: raw100Median),
         ]
         if arguments.flag("json") {
             for figure in figures { printLine(CanonicalJSON.string(figure.json)) }
@@ -149,7 +165,7 @@ enum BenchCommand {
     }
 
     /// The physical ceiling: plain inserts of the same shape, no journal, no hashing.
-    static func rawInsertRate(events: Int, path: String) throws -> Double {
+    static func rawInsertRate(events: Int, rowsPerTransaction: Int, path: String) throws -> Double {
         let c = try SQLiteConnection(path: path, mode: .readWrite)
         _ = try c.scalarText("PRAGMA journal_mode=WAL")
         try c.execute("PRAGMA synchronous=FULL")
@@ -169,9 +185,9 @@ enum BenchCommand {
         while n < events {
             try c.transaction {
                 let insert = try c.statement("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)")
-                for row in rows[n..<min(n + 1000, events)] { try insert.run(row) }
+                for row in rows[n..<min(n + rowsPerTransaction, events)] { try insert.run(row) }
             }
-            n += 1000
+            n += rowsPerTransaction
         }
         return Double(events) / seconds(since: start)
     }
@@ -187,12 +203,14 @@ enum BenchCommand {
             [
                 f.measure, f.unit, format(f.sorted.first!), format(f.median), format(f.sorted.last!),
                 f.ceiling.map { "\(Int((f.median / $0 * 100).rounded()))% of ceiling" } ?? "—",
+                f.sameSizeRaw.map { "\(Int((f.median / $0 * 100).rounded()))% of raw at 100/txn" } ?? "",
             ]
         }
-        let header = ["measure", "unit", "min", "median", "max", "ratio"]
+        let header = ["measure", "unit", "min", "median", "max", "ratio", ""]
         let widths = (0..<header.count).map { i in ([header] + rows).map { $0[i].count }.max()! }
         for row in [header] + rows {
-            printLine(zip(row, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }.joined(separator: "  "))
+            let cells = zip(row, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }
+            printLine(cells.joined(separator: "  ").trimmingSpaces())
         }
     }
 
