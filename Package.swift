@@ -65,7 +65,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "StrataCLITests",
-            dependencies: ["StrataCLI", "strata", "EventStore", "StrataTesting", "Events", "StrataCore"],
+            dependencies: ["StrataCLI", "strata", "EventStore", "StrataSQLite", "StrataTesting", "Events", "StrataCore"],
             swiftSettings: strict),
     ]
 )

@@ -129,15 +129,21 @@ public enum ArgumentParser {
             if option.isFlag {
                 guard inlineValue == nil else { throw UsageError("--\(name) takes no value") }
                 parsed.flags.insert(name)
-            } else if let inlineValue {
-                parsed.values[name] = inlineValue
+                continue
+            }
+            let value: String
+            if let inlineValue {
+                value = inlineValue
             } else {
                 guard index < arguments.count, !arguments[index].hasPrefix("--") else {
                     throw UsageError("--\(name) needs a value (\(option.valueName!))")
                 }
-                parsed.values[name] = arguments[index]
+                value = arguments[index]
                 index += 1
             }
+            // An empty path or id is never meant: `--data ""` would put files at the root.
+            guard !value.isEmpty else { throw UsageError("--\(name) needs a non-empty value (\(option.valueName!))") }
+            parsed.values[name] = value
         }
         let required = spec.arguments.filter { !$0.isOptional }.count
         if parsed.positionals.count < required {

@@ -64,11 +64,14 @@ public struct StrataError: Error, Sendable, Equatable, Codable, CustomStringConv
             let message = json["message"]?.stringValue
         else { return nil }
         var details: [FieldProblem]?
-        if let list = json["details"]?.arrayValue {
-            details = list.compactMap { item in
+        if let value = json["details"] {
+            guard let list = value.arrayValue else { return nil }
+            var problems: [FieldProblem] = []
+            for item in list {
                 guard let field = item["field"]?.stringValue, let reason = item["reason"]?.stringValue else { return nil }
-                return FieldProblem(field: field, reason: reason)
+                problems.append(FieldProblem(field: field, reason: reason))
             }
+            details = problems
         }
         self.init(code, reason: json["reason"]?.stringValue, message, details: details)
     }

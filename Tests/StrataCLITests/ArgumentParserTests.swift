@@ -222,4 +222,11 @@ struct ArgumentParserTests {
     @Test func usageErrorDescription() {
         #expect(UsageError("m").description == "m")
     }
+
+    @Test(arguments: [["x", "--data", ""], ["x", "--data="]])
+    func emptyValuesAreRefused(_ arguments: [String]) {
+        #expect(throws: UsageError("--data needs a non-empty value (DIR)")) {
+            try ArgumentParser.parse(arguments, spec: exampleSpec)
+        }
+    }
 }

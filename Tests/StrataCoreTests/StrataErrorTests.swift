@@ -76,4 +76,13 @@ struct StrataErrorTests {
         #expect(StrataError(.invalid, "none", details: []).description == "INVALID: none")
         #expect(StrataError.FieldProblem(field: "f", reason: "R").description == "f: R")
     }
+
+    @Test(arguments: [
+        #"{"code":"INVALID","message":"m","details":[{"field":"a"}]}"#,
+        #"{"code":"INVALID","message":"m","details":[{"field":"a","reason":7}]}"#,
+        #"{"code":"INVALID","message":"m","details":{"field":"a","reason":"B"}}"#,
+    ])
+    func malformedDetailsAreRefusedNotDropped(_ text: String) throws {
+        #expect(StrataError(json: try JSONParser.parse(text)) == nil)
+    }
 }

@@ -1,0 +1,290 @@
+import Foundation
+import StrataCore
+import StrataTesting
+import Testing
+
+@testable import StrataCLI
+
+/// Parsed arguments holding exactly these option values.
+func options(_ values: [String: String]) -> ParsedArguments {
+    var parsed = ParsedArguments()
+    parsed.values = values
+    return parsed
+}
+
+/// Writes a JSON object of strings as a config file.
+func writeConfig(_ settings: [String: String], to path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let json = CanonicalJSON.bytes(.object(settings.mapValues { .string($0) }))
+    try #require(FileManager.default.createFile(atPath: path, contents: Data(json)), sourceLocation: sourceLocation)
+}
+
+/// Writes raw text to a file.
+func writeText(_ text: String, to path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    try #require(FileManager.default.createFile(atPath: path, contents: Data(text.utf8)), sourceLocation: sourceLocation)
+}
+
+/// Expects resolving to be a usage error whose message contains `fragment`.
+func expectConfigurationError(
+    _ values: [String: String], environment: [String: String] = [:], containing fragment: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    do {
+        let configuration = try Configuration.resolve(options(values), environment: environment)
+        Issue.record("expected a usage error, resolved \(configuration)", sourceLocation: sourceLocation)
+    } catch {
+        #expect(error.message.contains(fragment), "message was: \(error.message)", sourceLocation: sourceLocation)
+    }
+}
+
+/// One setting of CONTRACT.md's configuration table.
+struct Setting: Sendable, CustomTestStringConvertible {
+    let flag: String
+    let variable: String
+    let read: @Sendable (Configuration) -> String?
+    /// Its default, given the data directory.
+    let defaultValue: @Sendable (String) -> String?
+
+    var testDescription: String { "--\(flag) / \(variable)" }
+
+    static let all: [Setting] = [
+        Setting(flag: "data", variable: "STRATA_DATA", read: { $0.dataDirectory }, defaultValue: { $0 }),
+        Setting(flag: "keys", variable: "STRATA_KEYS", read: { $0.keysFile }, defaultValue: { $0 + "/keys.json" }),
+        Setting(
+            flag: "commands", variable: "STRATA_COMMANDS", read: { $0.commandsEndpoint },
+            defaultValue: { _ in "tcp://127.0.0.1:7701" }),
+        Setting(
+            flag: "events", variable: "STRATA_EVENTS", read: { $0.eventsEndpoint }, defaultValue: { _ in "tcp://127.0.0.1:7702" }),
+        Setting(
+            flag: "history", variable: "STRATA_HISTORY", read: { $0.historyEndpoint },
+            defaultValue: { _ in "tcp://127.0.0.1:7703" }),
+        Setting(flag: "key", variable: "STRATA_KEY", read: { $0.key }, defaultValue: { _ in nil }),
+    ]
+}
+
+@Suite("Configuration")
+struct ConfigurationTests {
+    /// flag > environment > config file > default, for each setting.
+    @Test(arguments: Setting.all)
+    func precedence(_ setting: Setting) throws {
+        let dir = try ChildProcess.temporaryDirectory("strata-config")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let baseData = dir.path + "/data"
+        let config = dir.path + "/config.json"
+        // Distinct values per source; for `data` they are directories.
+        let fileValue = setting.flag == "data" ? dir.path + "/from-file" : "file-\(setting.flag)"
+        let envValue = setting.flag == "data" ? dir.path + "/from-env" : "env-\(setting.flag)"
+        let flagValue = setting.flag == "data" ? dir.path + "/from-flag" : "flag-\(setting.flag)"
+        try writeConfig([setting.flag: fileValue], to: config)
+
+        func resolve(file: Bool, env: Bool, flag: Bool) throws -> String? {
+            var values: [String: String] = [:]
+            // Pin the data directory for the other settings, so ./data is never consulted.
+            if setting.flag != "data" { values["data"] = baseData }
+            if file { values["config"] = config }
+            if flag { values[setting.flag] = flagValue }
+            let environment = env ? [setting.variable: envValue] : [:]
+            return setting.read(try Configuration.resolve(options(values), environment: environment))
+        }
+
+        if setting.flag != "data" {
+            #expect(try resolve(file: false, env: false, flag: false) == setting.defaultValue(baseData))
+        }
+        #expect(try resolve(file: true, env: false, flag: false) == fileValue)
+        #expect(try resolve(file: false, env: true, flag: false) == envValue)
+        #expect(try resolve(file: true, env: true, flag: false) == envValue)
+        #expect(try resolve(file: false, env: false, flag: true) == flagValue)
+        #expect(try resolve(file: true, env: false, flag: true) == flagValue)
+        #expect(try resolve(file: true, env: true, flag: true) == flagValue)
+    }
+
+    @Test(.disabled(if: FileManager.default.fileExists(atPath: "./data/strata.json"), "a ./data/strata.json is present"))
+    func defaults() throws {
+        let configuration = try Configuration.resolve(ParsedArguments(), environment: [:])
+        #expect(configuration.dataDirectory == "./data")
+        #expect(configuration.keysFile == "./data/keys.json")
+        #expect(configuration.commandsEndpoint == "tcp://127.0.0.1:7701")
+        #expect(configuration.eventsEndpoint == "tcp://127.0.0.1:7702")
+        #expect(configuration.historyEndpoint == "tcp://127.0.0.1:7703")
+        #expect(configuration.key == nil)
+        #expect(configuration.configFile == nil)
+        #expect(configuration.eventStorePath == "./data/events.db")
+        #expect(configuration.readModelsPath == "./data/readmodels.db")
+        #expect(configuration.auditPath == "./data/audit.db")
+    }
+
+    @Test func defaultKeyFileFollowsTheDataDirectory() throws {
+        #expect(try Configuration.resolve(options(["data": "/srv/strata"]), environment: [:]).keysFile == "/srv/strata/keys.json")
+        #expect(try Configuration.resolve(ParsedArguments(), environment: ["STRATA_DATA": "/srv/s2"]).keysFile == "/srv/s2/keys.json")
+        let configuration = try Configuration.resolve(options(["data": "/srv/strata"]), environment: [:])
+        #expect(configuration.eventStorePath == "/srv/strata/events.db")
+    }
+
+    @Test func implicitConfigInTheDataDirectoryIsRead() throws {
+        let dir = try ChildProcess.temporaryDirectory("strata-config")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try writeConfig(
+            ["commands": "tcp://10.0.0.1:1", "keys": "/etc/strata/keys.json", "key": "svc", "history": "ipc:///tmp/h"],
+            to: dir.path + "/strata.json")
+
+        for (values, environment) in [(["data": dir.path], [:]), ([:], ["STRATA_DATA": dir.path])] as [([String: String], [String: String])] {
+            let configuration = try Configuration.resolve(options(values), environment: environment)
+            #expect(configuration.configFile == dir.path + "/strata.json")
+            #expect(configuration.commandsEndpoint == "tcp://10.0.0.1:1")
+            #expect(configuration.keysFile == "/etc/strata/keys.json")
+            #expect(configuration.key == "svc")
+            #expect(configuration.historyEndpoint == "ipc:///tmp/h")
+            #expect(configuration.eventsEndpoint == "tcp://127.0.0.1:7702")
+        }
+        // The environment still wins over it.
+        let configuration = try Configuration.resolve(options(["data": dir.path]), environment: ["STRATA_COMMANDS": "tcp://env:2"])
+        #expect(configuration.commandsEndpoint == "tcp://env:2")
+    }
+
+    @Test func implicitConfigIsLookedForInTheDirectoryThatWins() throws {
+        let flagDir = try ChildProcess.temporaryDirectory("strata-config")
+        let envDir = try ChildProcess.temporaryDirectory("strata-config")
+        defer {
+            try? FileManager.default.removeItem(at: flagDir)
+            try? FileManager.default.removeItem(at: envDir)
+        }
+        try writeConfig(["commands": "tcp://flag-dir:1"], to: flagDir.path + "/strata.json")
+        try writeConfig(["commands": "tcp://env-dir:1"], to: envDir.path + "/strata.json")
+        let configuration = try Configuration.resolve(options(["data": flagDir.path]), environment: ["STRATA_DATA": envDir.path])
+        #expect(configuration.dataDirectory == flagDir.path)
+        #expect(configuration.commandsEndpoint == "tcp://flag-dir:1")
+    }
+
+    @Test func implicitConfigCannotMoveTheDataDirectory() throws {
+        let dir = try ChildProcess.temporaryDirectory("strata-config")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try writeConfig(["data": dir.path + "/elsewhere"], to: dir.path + "/strata.json")
+        expectConfigurationError(["data": dir.path], containing: "cannot move the data directory")
+        expectConfigurationError([:], environment: ["STRATA_DATA": dir.path], containing: "cannot move the data directory")
+    }
+
+    @Test func implicitConfigMayNameItsOwnDirectory() throws {
+        let dir = try ChildProcess.temporaryDirectory("strata-config")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for same in [dir.path, dir.path + "/", dir.path + "/.", dir.path + "/sub/.."] {
+            try writeConfig(["data": same, "events": "tcp://e:1"], to: dir.path + "/strata.json")
+            let configuration = try Configuration.resolve(options(["data": dir.path]), environment: [:])
+            #expect(configuration.dataDirectory == dir.path)
+            #expect(configuration.eventsEndpoint == "tcp://e:1", "data written as \(same)")
+        }
+    }
+
+    @Test func explicitConfigMaySetTheDataDirectory() throws {
+        let dir = try ChildProcess.temporaryDirectory("strata-config")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.path + "/elsewhere.json"
+        try writeConfig(["data": dir.path + "/store", "events": "tcp://e:9"], to: config)
+        for (values, environment) in [(["config": config], [:]), ([:], ["STRATA_CONFIG": config])] as [([String: String], [String: String])] {
+            let configuration = try Configuration.resolve(options(values), environment: environment)
+            #expect(configuration.dataDirectory == dir.path + "/store")
+            #expect(configuration.keysFile == dir.path + "/store/keys.json")
+            #expect(configuration.eventsEndpoint == "tcp://e:9")
+            #expect(configuration.configFile == config)
+        }
+    }
+
+    @Test func explicitConfigReplacesTheImplicitOne() throws {
+        let dir = try ChildProcess.temporaryDirectory("strata-config")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The implicit file is broken: it must not even be read.
+        try writeText("{ not json", to: dir.path + "/strata.json")
+        let config = dir.path + "/explicit.json"
+        try writeConfig(["commands": "tcp://explicit:1"], to: config)
+        let configuration = try Configuration.resolve(options(["data": dir.path, "config": config]), environment: [:])
+        #expect(configuration.commandsEndpoint == "tcp://explicit:1")
+        #expect(configuration.configFile == config)
+        // --config wins over STRATA_CONFIG.
+        let other = dir.path + "/other.json"
+        try writeConfig(["commands": "tcp://other:1"], to: other)
+        let both = try Configuration.resolve(options(["data": dir.path, "config": config]), environment: ["STRATA_CONFIG": other])
+        #expect(both.commandsEndpoint == "tcp://explicit:1")
+    }
+
+    @Test(arguments: ["port", "Data", "dataDirectory", "config", ""])
+    func unknownConfigKeysAreRefused(_ key: String) throws {
+        let dir = try ChildProcess.temporaryDirectory("strata-config")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try writeConfig(["commands": "tcp://x:1", key: "value"], to: dir.path + "/c.json")
+        expectConfigurationError(["config": dir.path + "/c.json"], containing: "unknown setting '\(key)'")
+        // The implicit file too.
+        try writeConfig([key: "value"], to: dir.path + "/strata.json")
+        expectConfigurationError(["data": dir.path], containing: "unknown setting '\(key)'")
+    }
+
+    @Test(arguments: [
+        ("{", "is not valid JSON"), ("", "is not valid JSON"), (#"{"commands":"a","commands":"b"}"#, "is not valid JSON"),
+        ("{\"commands\": 1.5}", "is not valid JSON"), ("[]", "must hold a JSON object"), (#""data""#, "must hold a JSON object"),
+        (#"{"commands": 7701}"#, "'commands' must be a non-empty string"), (#"{"key": ""}"#, "'key' must be a non-empty string"),
+        (#"{"data": null}"#, "'data' must be a non-empty string"), (#"{"keys": ["a"]}"#, "'keys' must be a non-empty string"),
+    ])
+    func invalidConfigFilesAreRefused(_ text: String, _ fragment: String) throws {
+        let dir = try ChildProcess.temporaryDirectory("strata-config")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try writeText(text, to: dir.path + "/c.json")
+        expectConfigurationError(["config": dir.path + "/c.json"], containing: fragment)
+        try writeText(text, to: dir.path + "/strata.json")
+        expectConfigurationError(["data": dir.path], containing: fragment)
+    }
+
+    @Test func missingExplicitConfigIsRefused() throws {
+        let dir = try ChildProcess.temporaryDirectory("strata-config")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        expectConfigurationError(["config": dir.path + "/absent.json"], containing: "cannot read the config file")
+        expectConfigurationError([:], environment: ["STRATA_CONFIG": dir.path + "/absent.json"], containing: "cannot read the config file")
+    }
+
+    @Test func emptyEnvironmentVariablesAreIgnored() throws {
+        let dir = try ChildProcess.temporaryDirectory("strata-config")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try writeConfig(["commands": "tcp://file:1", "key": "file-key"], to: dir.path + "/strata.json")
+        let empty = [
+            "STRATA_CONFIG": "", "STRATA_KEYS": "", "STRATA_COMMANDS": "", "STRATA_EVENTS": "", "STRATA_HISTORY": "",
+            "STRATA_KEY": "",
+        ]
+        let configuration = try Configuration.resolve(options(["data": dir.path]), environment: empty)
+        // STRATA_CONFIG="" does not stop the implicit file from being read.
+        #expect(configuration.configFile == dir.path + "/strata.json")
+        #expect(configuration.commandsEndpoint == "tcp://file:1")
+        #expect(configuration.key == "file-key")
+        #expect(configuration.keysFile == dir.path + "/keys.json")
+        #expect(configuration.eventsEndpoint == "tcp://127.0.0.1:7702")
+        #expect(configuration.historyEndpoint == "tcp://127.0.0.1:7703")
+        // STRATA_DATA="" falls through to the config file's data.
+        let config = dir.path + "/explicit.json"
+        try writeConfig(["data": dir.path + "/d"], to: config)
+        let viaFile = try Configuration.resolve(options(["config": config]), environment: ["STRATA_DATA": ""])
+        #expect(viaFile.dataDirectory == dir.path + "/d")
+    }
+
+    @Test func unrelatedEnvironmentIsIgnored() throws {
+        let configuration = try Configuration.resolve(
+            options(["data": "/srv/s"]), environment: ["STRATA_PORT": "1", "DATA": "/x", "strata_commands": "tcp://lower:1"])
+        #expect(configuration.commandsEndpoint == "tcp://127.0.0.1:7701")
+        #expect(configuration.dataDirectory == "/srv/s")
+    }
+
+    /// The option names on the command line are the contract's flags.
+    @Test func flagsThroughTheArgumentParser() throws {
+        let spec = CommandSpec(["x"], summary: "s", options: Configuration.options + Configuration.endpointOptions)
+        #expect(Set(spec.options.map(\.name)) == ["data", "config", "keys", "commands", "events", "history", "key"])
+        let result = try ArgumentParser.parse(
+            [
+                "--data", "/d", "--keys=/k.json", "--commands", "tcp://c:1", "--events", "tcp://e:1", "--history", "tcp://h:1",
+                "--key", "svc",
+            ], spec: spec)
+        guard case .parsed(let parsed) = result else {
+            Issue.record("expected a parse")
+            return
+        }
+        let configuration = try Configuration.resolve(parsed, environment: ["STRATA_KEY": "env-key", "STRATA_DATA": "/env"])
+        #expect(
+            configuration
+                == Configuration(
+                    dataDirectory: "/d", keysFile: "/k.json", commandsEndpoint: "tcp://c:1", eventsEndpoint: "tcp://e:1",
+                    historyEndpoint: "tcp://h:1", key: "svc", configFile: nil))
+    }
+}
