@@ -29,7 +29,8 @@ package struct ChainTip: Sendable, Equatable {
 package enum AppendPlanner {
     /// Decides and writes each command in order against `backend`, inside the caller's
     /// transaction. Returns the results and the new chain tip; when it throws, the
-    /// caller rolls the transaction back and keeps its old tip.
+    /// caller rolls the transaction back and keeps its old tip. It throws nothing of its
+    /// own: only what the backend throws.
     package static func append<Backend: AppendBackend>(
         _ commands: [CommandWrite], to backend: inout Backend, tip start: ChainTip, recordedAt: String
     ) throws(StoreError) -> (results: [CommandResult], tip: ChainTip) {

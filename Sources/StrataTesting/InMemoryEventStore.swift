@@ -33,11 +33,10 @@ public final class InMemoryEventStore: EventStore {
     public func append(_ commands: [CommandWrite]) throws(StoreError) -> [CommandResult] {
         let recordedAt = clock.now().description
         return try state.withLock { (storage) throws(StoreError) -> [CommandResult] in
-            // Work on a copy and keep it only if everything succeeded: all or nothing.
-            var working = storage
-            let (results, tip) = try AppendPlanner.append(commands, to: &working, tip: storage.tip, recordedAt: recordedAt)
-            working.tip = tip
-            storage = working
+            // Appends in place, without a copy of the history per call. All or nothing still
+            // holds: this backend never fails, and the planner throws only what a backend throws.
+            let (results, tip) = try AppendPlanner.append(commands, to: &storage, tip: storage.tip, recordedAt: recordedAt)
+            storage.tip = tip
             return results
         }
     }
