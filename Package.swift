@@ -56,7 +56,7 @@ let package = Package(
             name: "StoreCrashWriter", dependencies: ["EventStore", "Events", "StrataCore"],
             path: "Tests/StoreCrashWriter", swiftSettings: strict),
 
-        .testTarget(name: "StrataCoreTests", dependencies: ["StrataCore"], swiftSettings: strict),
+        .testTarget(name: "StrataCoreTests", dependencies: ["StrataCore", "StrataTesting"], swiftSettings: strict),
         .testTarget(
             name: "EventsTests", dependencies: ["Events", "StrataCore"], swiftSettings: strict),
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataTesting
 import Testing
 
 // RFC 8785 (JSON Canonicalization Scheme) conformance for documents without floating-point
@@ -294,23 +295,10 @@ func pythonCanonical(_ inputs: [String], sourceLocation: SourceLocation = #_sour
         out = [json.dumps(json.loads(l), sort_keys=True, separators=(",", ":"), ensure_ascii=False) for l in lines if l]
         sys.stdout.buffer.write(("\\n".join(out) + "\\n").encode("utf-8"))
         """
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", script]
-    let input = Pipe()
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    input.fileHandleForWriting.write(Data(inputs.joined(separator: "\n").utf8))
-    try input.fileHandleForWriting.close()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    try #require(process.terminationStatus == 0, "python3 failed: \(errorText)", sourceLocation: sourceLocation)
-    var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let result = try ChildProcess.run(
+        URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script], stdin: inputs.joined(separator: "\n"))
+    try #require(result.exitCode == 0, "python3 failed: \(result.stderr)", sourceLocation: sourceLocation)
+    var lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     if lines.last == "" { lines.removeLast() }
     return lines
 }
