@@ -31,6 +31,9 @@ let package = Package(
         .target(name: "StrataCore", swiftSettings: strict),
         // The event catalog: one value type per event, schema versions, upcasters.
         .target(name: "Events", dependencies: ["StrataCore"], path: "Events", swiftSettings: strict),
+        // The business rules as pure deciders: commands in, events or a refusal out.
+        // No I/O, no clock, no randomness; "now" and configuration come in a context.
+        .target(name: "Domain", dependencies: ["Events", "StrataCore"], swiftSettings: strict),
         // What a projection is; the projector issue fills it with read models.
         .target(
             name: "Projections", dependencies: ["Events", "StrataCore"], path: "Projections",
@@ -41,9 +44,9 @@ let package = Package(
         .target(
             name: "EventStore", dependencies: ["Events", "StrataCore", "StrataSQLite", "CSodium"],
             swiftSettings: strict),
-        // Test support shipped as a library: in-memory store, fixed clock.
+        // Test support shipped as a library: in-memory store, fixed clock, domain scenarios.
         .target(
-            name: "StrataTesting", dependencies: ["EventStore", "Events", "StrataCore"],
+            name: "StrataTesting", dependencies: ["Domain", "EventStore", "Events", "StrataCore"],
             swiftSettings: strict),
         // The command line: argument parsing, configuration, subcommands.
         .target(
@@ -59,6 +62,9 @@ let package = Package(
         .testTarget(name: "StrataCoreTests", dependencies: ["StrataCore", "StrataTesting"], swiftSettings: strict),
         .testTarget(
             name: "EventsTests", dependencies: ["Events", "StrataCore"], swiftSettings: strict),
+        .testTarget(
+            name: "DomainTests", dependencies: ["Domain", "StrataTesting", "Events", "StrataCore"],
+            swiftSettings: strict),
         .testTarget(
             name: "EventStoreTests",
             dependencies: ["EventStore", "StrataTesting", "Events", "StrataCore", "StoreCrashWriter", "StrataSQLite"],

@@ -20,6 +20,8 @@ public enum StrataEvent: Sendable, Hashable {
     case loanClosed(LoanClosed)
     // agent (earnings)
     case commissionEarned(CommissionEarned)
+    case earningsReserved(EarningsReserved)
+    case earningsReleased(EarningsReleased)
     // cashout
     case cashoutRequested(CashoutRequested)
     case cashoutApproved(CashoutApproved)
@@ -52,6 +54,8 @@ public enum StrataEvent: Sendable, Hashable {
         case .paymentReceived(let e): e
         case .loanClosed(let e): e
         case .commissionEarned(let e): e
+        case .earningsReserved(let e): e
+        case .earningsReleased(let e): e
         case .cashoutRequested(let e): e
         case .cashoutApproved(let e): e
         case .cashoutRejected(let e): e
@@ -133,6 +137,8 @@ public enum EventRegistry {
             entry(PaymentReceived.self) { .paymentReceived($0) },
             entry(LoanClosed.self) { .loanClosed($0) },
             entry(CommissionEarned.self) { .commissionEarned($0) },
+            entry(EarningsReserved.self) { .earningsReserved($0) },
+            entry(EarningsReleased.self) { .earningsReleased($0) },
             entry(CashoutRequested.self) { .cashoutRequested($0) },
             entry(CashoutApproved.self) { .cashoutApproved($0) },
             entry(CashoutRejected.self) { .cashoutRejected($0) },

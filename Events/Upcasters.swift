@@ -37,11 +37,22 @@ public enum Upcasters {
         table[Key(type: type, fromVersion: fromVersion)]
     }
 
-    /// PaymentReceived v1 → v2: version 1 had no `method`; every payment then was cash.
+    /// PaymentReceived v1 → v2. Version 1 had no `method`: every payment then was cash.
+    /// Nor did it record the penalty accrued per installment; the penalty it paid is the
+    /// only accrual it shows, so each installment's accrual reads as its penalty paid,
+    /// which keeps every installment's penalty balance whole when the loan is folded.
     public static func paymentReceivedV1ToV2(_ data: JSONValue) -> JSONValue {
         guard case .object(var members) = data else { return data }
         if members["method"] == nil {
             members["method"] = .string(PaymentMethod.cash.rawValue)
+        }
+        if case .array(let entries)? = members["perInstallment"] {
+            members["perInstallment"] = .array(
+                entries.map { entry in
+                    guard case .object(var fields) = entry, fields["penaltyAccruedCents"] == nil else { return entry }
+                    fields["penaltyAccruedCents"] = fields["penaltyCents"] ?? .integer(0)
+                    return .object(fields)
+                })
         }
         return .object(members)
     }

@@ -27,3 +27,39 @@ public struct CommissionEarned: DomainEvent, Hashable {
         self.commissionCents = commissionCents
     }
 }
+
+/// A cash-out request set part of the agent's collectible earnings aside. Appended to the
+/// agent's stream with the `CashoutRequested` of the cash-out's own stream, so that the
+/// earnings stream alone tells what the agent may still take out (and its version guards
+/// two requests racing for the same money).
+public struct EarningsReserved: DomainEvent, Hashable {
+    public static let eventType = "EarningsReserved"
+    public static let schemaVersion = 1
+
+    public var agentId: String
+    public var cashoutId: String
+    public var amountCents: Int64
+
+    public init(agentId: String, cashoutId: String, amountCents: Int64) {
+        self.agentId = agentId
+        self.cashoutId = cashoutId
+        self.amountCents = amountCents
+    }
+}
+
+/// A rejected cash-out gave its reservation back: the amount is collectible again.
+/// Appended to the agent's stream with the `CashoutRejected` of the cash-out's stream.
+public struct EarningsReleased: DomainEvent, Hashable {
+    public static let eventType = "EarningsReleased"
+    public static let schemaVersion = 1
+
+    public var agentId: String
+    public var cashoutId: String
+    public var amountCents: Int64
+
+    public init(agentId: String, cashoutId: String, amountCents: Int64) {
+        self.agentId = agentId
+        self.cashoutId = cashoutId
+        self.amountCents = amountCents
+    }
+}

@@ -117,16 +117,24 @@ public struct PaymentAllocation: Codable, Sendable, Hashable {
     }
 }
 
-/// Where a payment's money went, for one installment it touched.
+/// What a payment did to one installment: the penalty it accrued there, and where its
+/// money went there.
 public struct InstallmentAllocation: Codable, Sendable, Hashable {
     /// The installment's `ScheduleEntry.number`.
     public var number: Int
+    /// Penalty accrued on this installment when the payment was received (a decision:
+    /// replay adds it to the installment's penalty instead of recomputing it).
+    public var penaltyAccruedCents: Int64
+    /// Paid toward the installment's accrued penalty.
     public var penaltyCents: Int64
     public var interestCents: Int64
     public var principalCents: Int64
 
-    public init(number: Int, penaltyCents: Int64, interestCents: Int64, principalCents: Int64) {
+    public init(
+        number: Int, penaltyAccruedCents: Int64, penaltyCents: Int64, interestCents: Int64, principalCents: Int64
+    ) {
         self.number = number
+        self.penaltyAccruedCents = penaltyAccruedCents
         self.penaltyCents = penaltyCents
         self.interestCents = interestCents
         self.principalCents = principalCents
@@ -134,8 +142,8 @@ public struct InstallmentAllocation: Codable, Sendable, Hashable {
 }
 
 /// Money was received on an active loan and allocated to its installments (oldest first;
-/// penalty, then interest, then principal). Schema version 2 added `method`; version 1
-/// events read as CASH.
+/// penalty, then interest, then principal). Schema version 2 added `method` (version 1
+/// events read as CASH) and each installment's accrued penalty (read as what was paid).
 public struct PaymentReceived: DomainEvent, Hashable {
     public static let eventType = "PaymentReceived"
     public static let schemaVersion = 2
@@ -153,7 +161,7 @@ public struct PaymentReceived: DomainEvent, Hashable {
     public var type: PaymentType
     /// allocation's parts sum to amountCents.
     public var allocation: PaymentAllocation
-    /// The installments this payment touched, in order.
+    /// The installments this payment touched (accrued penalty on, or paid money to), in order.
     public var perInstallment: [InstallmentAllocation]
     /// Unpaid principal + unpaid interest + accrued unpaid penalty, after this payment.
     public var outstandingAfterCents: Int64

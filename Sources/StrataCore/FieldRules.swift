@@ -23,6 +23,24 @@ public enum FieldRules {
         return labels.count >= 2 && labels.allSatisfy { !$0.isEmpty && !$0.hasPrefix("-") && !$0.hasSuffix("-") }
     }
 
+    /// A phone number as people write it: an optional leading `+`, then 7–15 digits, with
+    /// spaces, hyphens and parentheses allowed between them; at most 32 characters.
+    public static func isValidPhone(_ phone: String) -> Bool {
+        let utf8 = Array(phone.utf8)
+        guard (7...32).contains(utf8.count) else { return false }
+        var digits = 0
+        for (index, b) in utf8.enumerated() {
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digits += 1
+            case UInt8(ascii: "+") where index == 0: continue
+            case UInt8(ascii: " "), UInt8(ascii: "-"), UInt8(ascii: "("), UInt8(ascii: ")"):
+                guard digits > 0 || b == UInt8(ascii: "(") else { return false }
+            default: return false
+            }
+        }
+        return (7...15).contains(digits)
+    }
+
     /// The key under which uniqueness of an email is checked: case-insensitive.
     public static func normalizedEmail(_ email: String) -> String {
         email.lowercased()

@@ -28,7 +28,7 @@ let samplePayment = PaymentReceived(
     method: .wallet, externalRef: "0x9f3c2a71e4b8d05c", notes: "First installment, paid via UPI wallet",
     receivedBy: "agent-7", type: .regular,
     allocation: PaymentAllocation(penaltyCents: 0, interestCents: 40_000, principalCents: 320_349),
-    perInstallment: [InstallmentAllocation(number: 1, penaltyCents: 0, interestCents: 40_000, principalCents: 320_349)],
+    perInstallment: [InstallmentAllocation(number: 1, penaltyAccruedCents: 0, penaltyCents: 0, interestCents: 40_000, principalCents: 320_349)],
     outstandingAfterCents: 720_697)
 
 /// Steel rods (2.5 units at ₹480, 5% discount, 18% GST) and delivery (₹150, 12% GST),
@@ -92,6 +92,8 @@ let samples: [StrataEvent] = [
         CommissionEarned(
             agentId: "agent-7", loanId: "loan-01JD2K9M", paymentId: "pay-01JD3X7Q", interestCents: 40_000, rateBp: 1_000,
             commissionCents: 4_000)),
+    .earningsReserved(EarningsReserved(agentId: "agent-7", cashoutId: "co-01JE", amountCents: 25_000)),
+    .earningsReleased(EarningsReleased(agentId: "agent-7", cashoutId: "co-01JF", amountCents: 40_000)),
     .cashoutRequested(CashoutRequested(cashoutId: "co-01JE", agentId: "agent-7", amountCents: 25_000, requestedBy: "agent-7")),
     .cashoutApproved(CashoutApproved(cashoutId: "co-01JE", agentId: "agent-7", amountCents: 25_000, approvedBy: "admin-1")),
     .cashoutRejected(
@@ -129,7 +131,7 @@ let sparseSamples: [StrataEvent] = [
             receivedBy: "agent-7", type: .partial,
             allocation: PaymentAllocation(penaltyCents: 2_162, interestCents: 27_186, principalCents: 70_652),
             perInstallment: [
-                InstallmentAllocation(number: 2, penaltyCents: 2_162, interestCents: 27_186, principalCents: 70_652)
+                InstallmentAllocation(number: 2, penaltyAccruedCents: 2_162, penaltyCents: 2_162, interestCents: 27_186, principalCents: 70_652)
             ],
             outstandingAfterCents: 622_859)),
     .commissionRateChanged(CommissionRateChanged(rateBp: 1_000, changedBy: "admin-1")),
@@ -210,7 +212,7 @@ struct CatalogTests {
         // loan
         "LoanRequested", "LoanApproved", "LoanRejected", "PaymentReceived", "LoanClosed",
         // agent earnings
-        "CommissionEarned",
+        "CommissionEarned", "EarningsReserved", "EarningsReleased",
         // cashout
         "CashoutRequested", "CashoutApproved", "CashoutRejected",
         // settings
@@ -225,7 +227,7 @@ struct CatalogTests {
 
     @Test func registryListsExactlyTheCatalog() {
         #expect(EventRegistry.eventTypes == Self.expectedTypes.sorted())
-        #expect(EventRegistry.eventTypes.count == 23)
+        #expect(EventRegistry.eventTypes.count == 25)
         #expect(EventRegistry.eventTypes == EventRegistry.eventTypes.sorted())
     }
 

@@ -28,7 +28,7 @@ let paymentV1AsV2 = PaymentReceived(
     paymentId: "pay-00Z9", loanId: "loan-01JD2K9M", amountCents: 361_430, paidOn: LocalDate("2026-12-23")!,
     method: .cash, externalRef: "RCPT-2026-1187", notes: "Paid at the branch counter", receivedBy: "agent-7",
     type: .regular, allocation: PaymentAllocation(penaltyCents: 1_081, interestCents: 40_000, principalCents: 320_349),
-    perInstallment: [InstallmentAllocation(number: 1, penaltyCents: 1_081, interestCents: 40_000, principalCents: 320_349)],
+    perInstallment: [InstallmentAllocation(number: 1, penaltyAccruedCents: 1_081, penaltyCents: 1_081, interestCents: 40_000, principalCents: 320_349)],
     outstandingAfterCents: 720_697)
 
 /// Decodes `json` through the registry, recording an issue when that fails.

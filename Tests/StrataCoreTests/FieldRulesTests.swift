@@ -49,4 +49,20 @@ struct FieldRulesTests {
         #expect(FieldRules.normalizedEmail("Root@Example.COM") == FieldRules.normalizedEmail("ROOT@example.com"))
         #expect(FieldRules.normalizedEmail("a@b.c") != FieldRules.normalizedEmail("a@b.d"))
     }
+
+    @Test(arguments: [
+        "+919812345678", "9812345678", "+91 98123 45678", "080-2345-6789", "(080) 2345 6789", "1234567",
+        "+123456789012345",
+    ])
+    func validPhones(_ phone: String) {
+        #expect(FieldRules.isValidPhone(phone))
+    }
+
+    @Test(arguments: [
+        "", "123456", "+1234567890123456", "98123x45678", "++919812345678", "91+9812345678", " 9812345678",
+        "-9812345678", "9812\n345678", "phone", String(repeating: "1", count: 10) + String(repeating: " ", count: 23),
+    ])
+    func invalidPhones(_ phone: String) {
+        #expect(!FieldRules.isValidPhone(phone))
+    }
 }

@@ -1,0 +1,104 @@
+import Events
+import StrataCore
+
+/// One installment of an approved loan and what has happened to it since.
+public struct InstallmentState: Sendable, Hashable {
+    public var entry: ScheduleEntry
+    public var principalPaidCents: Int64 = 0
+    public var interestPaidCents: Int64 = 0
+    public var penaltyAccruedCents: Int64 = 0
+    public var penaltyPaidCents: Int64 = 0
+    /// The last date penalty was accrued through (the last payment's paidOn).
+    public var lastAccrualDate: LocalDate?
+
+    public init(entry: ScheduleEntry) {
+        self.entry = entry
+    }
+
+    public var number: Int { entry.number }
+    public var dueDate: LocalDate { entry.dueDate }
+    public var unpaidPrincipalCents: Int64 { entry.principalCents - principalPaidCents }
+    public var unpaidInterestCents: Int64 { entry.interestCents - interestPaidCents }
+    public var unpaidPenaltyCents: Int64 { penaltyAccruedCents - penaltyPaidCents }
+    /// What penalty accrues on: unpaid principal plus unpaid interest.
+    public var unpaidScheduledCents: Int64 { unpaidPrincipalCents + unpaidInterestCents }
+    public var owedCents: Int64 { unpaidScheduledCents + unpaidPenaltyCents }
+    public var isSettled: Bool { owedCents == 0 }
+}
+
+/// A loan (`loan-<id>`) from request to closing.
+public struct LoanState: Sendable, Hashable {
+    public enum Status: String, Sendable, Hashable {
+        case pendingApproval = "PENDING_APPROVAL"
+        case active = "ACTIVE"
+        case rejected = "REJECTED"
+        case closed = "CLOSED"
+    }
+
+    public var request: LoanRequested
+    public var status: Status
+    public var approvedOn: LocalDate?
+    public var installments: [InstallmentState] = []
+    /// The latest payment's paidOn: payments may not be dated before it.
+    public var lastPaidOn: LocalDate?
+    public var paymentIds: Set<String> = []
+    /// External references (wallet hashes, bank references) already used on this loan.
+    public var externalRefs: Set<String> = []
+
+    public init(request: LoanRequested) {
+        self.request = request
+        self.status = .pendingApproval
+    }
+
+    public var loanId: String { request.loanId }
+    /// The agent who earns this loan's commissions and may take its payments.
+    public var agentId: String { request.agentId }
+
+    /// Unpaid principal + unpaid interest of all installments + accrued unpaid penalty.
+    public var outstandingCents: Int64 { installments.reduce(0) { $0 + $1.owedCents } }
+
+    public static func evolve(_ state: LoanState?, _ event: StrataEvent) -> LoanState? {
+        switch event {
+        case .loanRequested(let e):
+            return LoanState(request: e)
+        case .loanApproved(let e):
+            guard var loan = state else { return nil }
+            loan.status = .active
+            loan.approvedOn = e.approvedOn
+            loan.installments = e.schedule.map(InstallmentState.init(entry:))
+            return loan
+        case .loanRejected:
+            guard var loan = state else { return nil }
+            loan.status = .rejected
+            return loan
+        case .paymentReceived(let e):
+            guard var loan = state else { return nil }
+            loan.record(e)
+            return loan
+        case .loanClosed:
+            guard var loan = state else { return nil }
+            loan.status = .closed
+            return loan
+        default:
+            return state
+        }
+    }
+
+    /// Applies what a payment decided: the penalty it accrued and where its money went.
+    /// Penalty is accounted through the payment's date on every installment.
+    private mutating func record(_ payment: PaymentReceived) {
+        for part in payment.perInstallment {
+            guard let index = installments.firstIndex(where: { $0.number == part.number }) else { continue }
+            installments[index].penaltyAccruedCents += part.penaltyAccruedCents
+            installments[index].penaltyPaidCents += part.penaltyCents
+            installments[index].interestPaidCents += part.interestCents
+            installments[index].principalPaidCents += part.principalCents
+        }
+        for index in installments.indices {
+            installments[index].lastAccrualDate = payment.paidOn
+        }
+        lastPaidOn = payment.paidOn
+        paymentIds.insert(payment.paymentId)
+        if let reference = payment.externalRef { externalRefs.insert(reference) }
+    }
+}
