@@ -295,7 +295,7 @@ struct CatalogTests {
     @Test func canonicalBytesOfPaymentReceived() throws {
         #expect(
             try canonicalText(.paymentReceived(samplePayment))
-                == #"{"allocation":{"interestCents":40000,"penaltyCents":0,"principalCents":320349},"amountCents":360349,"externalRef":"0x9f3c2a71e4b8d05c","loanId":"loan-01JD2K9M","method":"WALLET","notes":"First installment, paid via UPI wallet","outstandingAfterCents":720697,"paidOn":"2026-12-20","paymentId":"pay-01JD3X7Q","perInstallment":[{"interestCents":40000,"number":1,"penaltyCents":0,"principalCents":320349}],"receivedBy":"agent-7","type":"REGULAR"}"#
+                == #"{"allocation":{"interestCents":40000,"penaltyCents":0,"principalCents":320349},"amountCents":360349,"externalRef":"0x9f3c2a71e4b8d05c","loanId":"loan-01JD2K9M","method":"WALLET","notes":"First installment, paid via UPI wallet","outstandingAfterCents":720697,"paidOn":"2026-12-20","paymentId":"pay-01JD3X7Q","perInstallment":[{"interestCents":40000,"number":1,"penaltyAccruedCents":0,"penaltyCents":0,"principalCents":320349}],"receivedBy":"agent-7","type":"REGULAR"}"#
         )
     }
 

@@ -103,12 +103,18 @@ struct UpcasterTests {
         let event = try #require(decodeEvent("PaymentReceived", version: 1, paymentV1))
         var expected = try paymentV1Object()
         expected["method"] = "CASH"
+        expected["perInstallment"] = [
+            ["number": 1, "penaltyAccruedCents": 1081, "penaltyCents": 1081, "interestCents": 40000, "principalCents": 320349]
+        ]
         #expect(try event.canonicalData() == CanonicalJSON.bytes(.object(expected)))
     }
 
     @Test func paymentReceivedV2DecodesUnchanged() throws {
         var members = try paymentV1Object()
         members["method"] = "BANK"
+        members["perInstallment"] = [
+            ["number": 1, "penaltyAccruedCents": 1081, "penaltyCents": 1081, "interestCents": 40000, "principalCents": 320349]
+        ]
         let event = try #require(decodeEvent("PaymentReceived", version: 2, text(members)))
         var expected = paymentV1AsV2
         expected.method = .bank
