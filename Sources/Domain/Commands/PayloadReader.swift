@@ -5,9 +5,9 @@ import StrataCore
 /// `{field, reason}`, so that one INVALID reply lists them all.
 ///
 /// Field names in problems are paths: `principalCents`, `customer.name`,
-/// `lines[2].taxRateBp`. A JSON `null` reads as an absent field. Fields the command does
-/// not define are problems too (UNKNOWN_FIELD): a misspelt optional field must not be
-/// silently ignored.
+/// `lines[2].taxRateBp`. A JSON `null` in a field the command defines reads as absent.
+/// Fields the command does not define are problems (UNKNOWN_FIELD), whatever their value:
+/// a misspelt optional field must not be silently ignored.
 public struct PayloadReader {
     /// Stable reasons for INVALID details.
     public enum Reason {

@@ -26,18 +26,21 @@ enum AccountDecisions {
     /// another (approved) agent.
     static func update(_ c: UpdateAccount, _ d: DecisionInput) throws(StrataError) -> Decision.Accepted {
         let actor = try d.actor([.admin, .agent], doing: "update accounts")
+        // Moving an account to someone else is an admin's act: an agent can never do it,
+        // so it is refused before anything is looked up (and reveals nothing).
+        if actor.role == .agent, let agent = c.assignedAgentId, agent != actor.userId {
+            throw .forbidden("REASSIGNMENT_ADMIN_ONLY", "only an admin may move an account to another agent")
+        }
         let account = try existing(c.accountId, d)
         let newAgent = try c.assignedAgentId.map { id throws(StrataError) in try assignableAgent(id, d) }
-        if actor.role == .agent {
-            guard actor.userId == account.assignedAgentId else {
-                throw .forbidden("NOT_ASSIGNED_AGENT", "account \(c.accountId) is assigned to another agent")
-            }
-            if let newAgent, newAgent.userId != account.assignedAgentId {
-                throw .forbidden("REASSIGNMENT_ADMIN_ONLY", "only an admin may move an account to another agent")
-            }
+        if actor.role == .agent && actor.userId != account.assignedAgentId {
+            throw .forbidden("NOT_ASSIGNED_AGENT", "account \(c.accountId) is assigned to another agent")
         }
         try d.checkExpectedVersion(.account(c.accountId))
-        if account.erased { throw .rejected("SUBJECT_ERASED", "account \(c.accountId)'s personal data was erased") }
+        let personal = [c.name, c.phone, c.email, c.alternatePhone, c.address].contains { $0 != nil }
+        if account.erased && personal {
+            throw .rejected("SUBJECT_ERASED", "account \(c.accountId)'s personal data was erased")
+        }
         if let newAgent { try requireWorkingAgent(newAgent) }
         let event = AccountUpdated(
             accountId: c.accountId, name: c.name, phone: c.phone, email: c.email, alternatePhone: c.alternatePhone,

@@ -5,17 +5,18 @@ import StrataCore
 /// service's; the decision is here).
 enum PersonalDataDecisions {
     static func erase(_ c: EraseSubject, _ d: DecisionInput) throws(StrataError) -> Decision.Accepted {
+        // The admin check comes first: only an admin may learn whether an id names a subject.
+        let admin = try d.admin(doing: "erase personal data")
         let kinds = c.kind.map { [$0] } ?? SubjectKind.allCases
         let found = kinds.filter { exists(c.subjectId, as: $0, d) }
-        // Without a kind, an id that names several subjects cannot be resolved: that is
-        // about the payload, so it is INVALID and comes before everything else.
+        // Without a kind, an id that names several subjects cannot be resolved: the
+        // payload is not precise enough, so it is INVALID (DOMAIN.md's AMBIGUOUS_SUBJECT).
         if c.kind == nil && found.count > 1 {
             let names = found.map(\.rawValue).joined(separator: ", ")
             throw StrataError(
                 .invalid, reason: "AMBIGUOUS_SUBJECT", "\(c.subjectId) names several subjects (\(names)); give a kind",
                 details: [StrataError.FieldProblem(field: "subjectId", reason: "AMBIGUOUS_SUBJECT")])
         }
-        let admin = try d.admin(doing: "erase personal data")
         guard let kind = found.first else {
             throw .notFound("SUBJECT_NOT_FOUND", "no \(kinds.count == 1 ? kinds[0].rawValue.lowercased() : "subject") \(c.subjectId)")
         }
