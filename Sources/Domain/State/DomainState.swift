@@ -51,7 +51,8 @@ public struct DomainState: Sendable {
     }
 
     /// Drops a stream's aggregate, as if it had never been folded (a cache eviction, or a
-    /// failed commit whose effects must not be seen). The directory is kept.
+    /// failed commit whose effects must not be seen). The directory is kept: a caller
+    /// undoing a failed commit puts back the directory it had before the batch.
     public mutating func forget(_ stream: StreamRef) {
         switch stream {
         case .user(let id): users[id] = nil
