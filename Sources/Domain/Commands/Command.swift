@@ -52,39 +52,49 @@ public enum Command: Sendable, Hashable {
     /// The body's `type`.
     public var type: String { Swift.type(of: payload).commandType }
 
-    private typealias Reader = @Sendable (inout PayloadReader) -> Command?
-
-    private static func reader<Payload: CommandPayload>(
-        _: Payload.Type, _ wrap: @escaping @Sendable (Payload) -> Command
-    ) -> (String, Reader) {
-        (Payload.commandType, { reader in Payload(reading: &reader).map(wrap) })
+    /// How one command type is read: validated from a payload (`parse`), or decoded
+    /// as a shape (`Decodable`). One table, so the two can never disagree on the types.
+    private struct Entry: Sendable {
+        let read: @Sendable (inout PayloadReader) -> Command?
+        let decode: @Sendable (KeyedDecodingContainer<CodingKeys>) throws -> Command
     }
 
-    private static let readers: [String: Reader] = Dictionary(
+    private static func entry<Payload: CommandPayload>(
+        _: Payload.Type, _ wrap: @escaping @Sendable (Payload) -> Command
+    ) -> (String, Entry) {
+        (
+            Payload.commandType,
+            Entry(
+                read: { reader in Payload(reading: &reader).map(wrap) },
+                decode: { container in wrap(try container.decode(Payload.self, forKey: .payload)) })
+        )
+    }
+
+    private static let entries: [String: Entry] = Dictionary(
         uniqueKeysWithValues: [
-            reader(RegisterUser.self) { .registerUser($0) },
-            reader(ApproveAgent.self) { .approveAgent($0) },
-            reader(RejectAgent.self) { .rejectAgent($0) },
-            reader(UpdateProfile.self) { .updateProfile($0) },
-            reader(OpenAccount.self) { .openAccount($0) },
-            reader(UpdateAccount.self) { .updateAccount($0) },
-            reader(ChangeAccountStatus.self) { .changeAccountStatus($0) },
-            reader(RequestLoan.self) { .requestLoan($0) },
-            reader(ApproveLoan.self) { .approveLoan($0) },
-            reader(RejectLoan.self) { .rejectLoan($0) },
-            reader(ReceivePayment.self) { .receivePayment($0) },
-            reader(SetCommissionRate.self) { .setCommissionRate($0) },
-            reader(RequestCashout.self) { .requestCashout($0) },
-            reader(ApproveCashout.self) { .approveCashout($0) },
-            reader(RejectCashout.self) { .rejectCashout($0) },
-            reader(CreateInvoice.self) { .createInvoice($0) },
-            reader(RecordInvoicePayment.self) { .recordInvoicePayment($0) },
-            reader(CancelInvoice.self) { .cancelInvoice($0) },
-            reader(EraseSubject.self) { .eraseSubject($0) },
+            entry(RegisterUser.self) { .registerUser($0) },
+            entry(ApproveAgent.self) { .approveAgent($0) },
+            entry(RejectAgent.self) { .rejectAgent($0) },
+            entry(UpdateProfile.self) { .updateProfile($0) },
+            entry(OpenAccount.self) { .openAccount($0) },
+            entry(UpdateAccount.self) { .updateAccount($0) },
+            entry(ChangeAccountStatus.self) { .changeAccountStatus($0) },
+            entry(RequestLoan.self) { .requestLoan($0) },
+            entry(ApproveLoan.self) { .approveLoan($0) },
+            entry(RejectLoan.self) { .rejectLoan($0) },
+            entry(ReceivePayment.self) { .receivePayment($0) },
+            entry(SetCommissionRate.self) { .setCommissionRate($0) },
+            entry(RequestCashout.self) { .requestCashout($0) },
+            entry(ApproveCashout.self) { .approveCashout($0) },
+            entry(RejectCashout.self) { .rejectCashout($0) },
+            entry(CreateInvoice.self) { .createInvoice($0) },
+            entry(RecordInvoicePayment.self) { .recordInvoicePayment($0) },
+            entry(CancelInvoice.self) { .cancelInvoice($0) },
+            entry(EraseSubject.self) { .eraseSubject($0) },
         ])
 
     /// Every command type, sorted.
-    public static let types: [String] = readers.keys.sorted()
+    public static let types: [String] = entries.keys.sorted()
 
     /// Reads and validates a body's `type` and `payload`: the one way a command enters the
     /// domain. Every problem is reported at once (INVALID with details); an unknown type
@@ -93,14 +103,14 @@ public enum Command: Sendable, Hashable {
     public static func parse(
         type: String, payload: [String: JSONValue], context: DecisionContext
     ) -> Result<ValidCommand, StrataError> {
-        guard let read = readers[type] else {
+        guard let entry = entries[type] else {
             return .failure(
                 StrataError(
                     .invalid, reason: "UNKNOWN_COMMAND_TYPE", "unknown command type \"\(type)\"",
                     details: [StrataError.FieldProblem(field: "type", reason: "UNKNOWN_COMMAND_TYPE")]))
         }
         var reader = PayloadReader(payload, context: context)
-        let command = read(&reader)
+        let command = entry.read(&reader)
         reader.finish()
         guard reader.problems.isEmpty, let command else {
             // `reason` repeats the first problem's, so a client with one problem to look
@@ -143,7 +153,7 @@ public struct ValidCommand: Sendable, Hashable {
 }
 
 extension Command: Codable {
-    private enum CodingKeys: String, CodingKey {
+    fileprivate enum CodingKeys: String, CodingKey {
         case type, payload
     }
 
@@ -159,32 +169,10 @@ extension Command: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let type = try container.decode(String.self, forKey: .type)
-        func payload<Payload: CommandPayload>(_: Payload.Type) throws -> Payload {
-            try container.decode(Payload.self, forKey: .payload)
-        }
-        switch type {
-        case RegisterUser.commandType: self = .registerUser(try payload(RegisterUser.self))
-        case ApproveAgent.commandType: self = .approveAgent(try payload(ApproveAgent.self))
-        case RejectAgent.commandType: self = .rejectAgent(try payload(RejectAgent.self))
-        case UpdateProfile.commandType: self = .updateProfile(try payload(UpdateProfile.self))
-        case OpenAccount.commandType: self = .openAccount(try payload(OpenAccount.self))
-        case UpdateAccount.commandType: self = .updateAccount(try payload(UpdateAccount.self))
-        case ChangeAccountStatus.commandType: self = .changeAccountStatus(try payload(ChangeAccountStatus.self))
-        case RequestLoan.commandType: self = .requestLoan(try payload(RequestLoan.self))
-        case ApproveLoan.commandType: self = .approveLoan(try payload(ApproveLoan.self))
-        case RejectLoan.commandType: self = .rejectLoan(try payload(RejectLoan.self))
-        case ReceivePayment.commandType: self = .receivePayment(try payload(ReceivePayment.self))
-        case SetCommissionRate.commandType: self = .setCommissionRate(try payload(SetCommissionRate.self))
-        case RequestCashout.commandType: self = .requestCashout(try payload(RequestCashout.self))
-        case ApproveCashout.commandType: self = .approveCashout(try payload(ApproveCashout.self))
-        case RejectCashout.commandType: self = .rejectCashout(try payload(RejectCashout.self))
-        case CreateInvoice.commandType: self = .createInvoice(try payload(CreateInvoice.self))
-        case RecordInvoicePayment.commandType: self = .recordInvoicePayment(try payload(RecordInvoicePayment.self))
-        case CancelInvoice.commandType: self = .cancelInvoice(try payload(CancelInvoice.self))
-        case EraseSubject.commandType: self = .eraseSubject(try payload(EraseSubject.self))
-        default:
+        guard let entry = Command.entries[type] else {
             throw DecodingError.dataCorruptedError(
                 forKey: .type, in: container, debugDescription: "unknown command type \"\(type)\"")
         }
+        self = try entry.decode(container)
     }
 }

@@ -47,33 +47,3 @@ public struct InvoiceState: Sendable, Hashable {
         }
     }
 }
-
-/// An invoice numbering series (`invoiceseries-<series>`): the last number given out.
-/// The stream's version equals `lastSequence`, one event per number.
-public struct InvoiceSeriesState: Sendable, Hashable {
-    public var lastSequence: Int64 = 0
-
-    public init() {}
-
-    public static func evolve(_ state: InvoiceSeriesState, _ event: StrataEvent) -> InvoiceSeriesState {
-        guard case .invoiceNumberAllocated(let e) = event else { return state }
-        var series = state
-        series.lastSequence = e.sequence
-        return series
-    }
-}
-
-/// An invoice customer (`party-<id>`). Parties have no stream of their own until they are
-/// erased; that they exist at all is known from the `Directory`.
-public struct PartyState: Sendable, Hashable {
-    public var erased = false
-
-    public init() {}
-
-    public static func evolve(_ state: PartyState, _ event: StrataEvent) -> PartyState {
-        guard case .personalDataErased = event else { return state }
-        var party = state
-        party.erased = true
-        return party
-    }
-}
