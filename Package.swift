@@ -19,9 +19,10 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
+        // No pkgConfig here: libzmq's .pc file adds Kerberos include flags SwiftPM refuses,
+        // and zmq.h sits in the default include path on Debian anyway.
         .systemLibrary(
-            name: "CZeroMQ", path: "Sources/CZeroMQ", pkgConfig: "libzmq",
-            providers: [.apt(["libzmq3-dev"])]),
+            name: "CZeroMQ", path: "Sources/CZeroMQ", providers: [.apt(["libzmq3-dev"])]),
         .systemLibrary(
             name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]),
@@ -44,6 +45,8 @@ let package = Package(
         .target(
             name: "EventStore", dependencies: ["Events", "StrataCore", "StrataSQLite", "CSodium"],
             swiftSettings: strict),
+        // A small safe layer over libzmq, and the wire envelope: signed requests.
+        .target(name: "Bus", dependencies: ["CZeroMQ", "CSodium", "StrataCore"], swiftSettings: strict),
         // Test support shipped as a library: in-memory store, fixed clock, domain scenarios.
         .target(
             name: "StrataTesting", dependencies: ["Domain", "EventStore", "Events", "StrataCore"],
@@ -62,6 +65,7 @@ let package = Package(
         .testTarget(name: "StrataCoreTests", dependencies: ["StrataCore", "StrataTesting"], swiftSettings: strict),
         .testTarget(
             name: "EventsTests", dependencies: ["Events", "StrataCore"], swiftSettings: strict),
+        .testTarget(name: "BusTests", dependencies: ["Bus", "StrataCore", "StrataTesting"], swiftSettings: strict),
         .testTarget(
             name: "DomainTests", dependencies: ["Domain", "StrataTesting", "Events", "StrataCore"],
             swiftSettings: strict),

@@ -1,0 +1,88 @@
+import CSodium
+import StrataCore
+
+/// The header every request on the commands and history endpoints carries:
+/// `{"v":1,"key":"<key id>","ts":<unix seconds>,"sig":"<hex>"}` (CONTRACT.md "Commands").
+public struct RequestHeader: Sendable, Equatable {
+    public static let version: Int64 = 1
+
+    public var keyId: String
+    /// Unix seconds when the client signed; the server accepts ±300 s around its clock.
+    public var timestamp: Int64
+    /// HMAC-SHA256 of the signed bytes, 32 bytes.
+    public var signature: [UInt8]
+
+    public init(keyId: String, timestamp: Int64, signature: [UInt8]) {
+        self.keyId = keyId
+        self.timestamp = timestamp
+        self.signature = signature
+    }
+
+    /// The header as canonical JSON, the way clients send it.
+    public var json: [UInt8] {
+        CanonicalJSON.bytes(
+            .object([
+                "v": .integer(RequestHeader.version), "key": .string(keyId), "ts": .integer(timestamp),
+                "sig": .string(Hex.encode(signature)),
+            ]))
+    }
+
+    /// Reads a header frame; nil unless it is exactly such an object (strict JSON, `v` 1,
+    /// a key id, an integer `ts`, and 64 lowercase or uppercase hex characters in `sig`).
+    public init?(json bytes: [UInt8]) {
+        guard case .object(let members)? = try? JSONParser.parse(bytes), members.count == 4,
+            members["v"]?.integerValue == RequestHeader.version,
+            let keyId = members["key"]?.stringValue, !keyId.isEmpty,
+            let timestamp = members["ts"]?.integerValue,
+            let sig = members["sig"]?.stringValue, sig.utf8.count == 64, let signature = Hex.decode(sig)
+        else { return nil }
+        self.init(keyId: keyId, timestamp: timestamp, signature: signature)
+    }
+}
+
+/// HMAC-SHA256 request signatures (libsodium), over
+/// `"strata-v1\n" + ts + "\n" + key + "\n" + body`, with the key file's 32-byte secret.
+/// The body is signed exactly as sent: nobody re-serialises it before checking.
+public enum RequestSignature {
+    /// The server's tolerance for clock differences, either way.
+    public static let window: Int64 = 300
+
+    public static func sign(secret: [UInt8], keyId: String, timestamp: Int64, body: [UInt8]) -> [UInt8] {
+        hmacSHA256(key: secret, message: signedBytes(keyId: keyId, timestamp: timestamp, body: body))
+    }
+
+    /// A header for `body`, signed now.
+    public static func header(secret: [UInt8], keyId: String, timestamp: Int64, body: [UInt8]) -> RequestHeader {
+        RequestHeader(
+            keyId: keyId, timestamp: timestamp, signature: sign(secret: secret, keyId: keyId, timestamp: timestamp, body: body))
+    }
+
+    /// Whether `header` signs `body` with `secret` (compared in constant time).
+    public static func isValid(_ header: RequestHeader, body: [UInt8], secret: [UInt8]) -> Bool {
+        let expected = sign(secret: secret, keyId: header.keyId, timestamp: header.timestamp, body: body)
+        guard header.signature.count == expected.count else { return false }
+        return sodium_memcmp(expected, header.signature, expected.count) == 0
+    }
+
+    /// Whether `timestamp` is within the window around `now` (both unix seconds).
+    public static func isFresh(_ timestamp: Int64, now: Int64) -> Bool {
+        let (difference, overflow) = timestamp.subtractingReportingOverflow(now)
+        return !overflow && difference.magnitude <= UInt64(window)
+    }
+
+    static func signedBytes(keyId: String, timestamp: Int64, body: [UInt8]) -> [UInt8] {
+        var bytes = Array("strata-v1\n\(timestamp)\n\(keyId)\n".utf8)
+        bytes += body
+        return bytes
+    }
+
+    /// HMAC-SHA256 with a key of any length (RFC 2104), from libsodium.
+    public static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
+        var state = crypto_auth_hmacsha256_state()
+        var out = [UInt8](repeating: 0, count: Int(crypto_auth_hmacsha256_BYTES))
+        crypto_auth_hmacsha256_init(&state, key, key.count)
+        crypto_auth_hmacsha256_update(&state, message, UInt64(message.count))
+        crypto_auth_hmacsha256_final(&state, &out)
+        return out
+    }
+}

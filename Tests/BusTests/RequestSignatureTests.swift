@@ -1,0 +1,89 @@
+import Bus
+import Foundation
+import StrataCore
+import StrataTesting
+import Testing
+
+@Suite("Request signatures")
+struct RequestSignatureTests {
+    /// RFC 4231 test cases 1, 2 and 6 (a key longer than the block size).
+    @Test(arguments: [
+        (
+            [UInt8](repeating: 0x0b, count: 20), Array("Hi There".utf8),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
+        ),
+        (
+            Array("Jefe".utf8), Array("what do ya want for nothing?".utf8),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        ),
+        (
+            [UInt8](repeating: 0xaa, count: 131), Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        ),
+    ])
+    func hmacKnownAnswers(key: [UInt8], message: [UInt8], expected: String) {
+        #expect(Hex.encode(RequestSignature.hmacSHA256(key: key, message: message)) == expected)
+    }
+
+    /// The signature as a client in another language computes it (Python's hmac module).
+    @Test func pythonComputesTheSameSignature() throws {
+        let secret = (0..<32).map { UInt8($0 * 7 % 256) }
+        let body = Array(#"{"id":"c-1","type":"ApproveLoan","actor":"admin-1","payload":{"loanId":"L1"}}"#.utf8)
+        let script = """
+            import hmac, hashlib, sys
+            secret = bytes.fromhex(sys.argv[1]); body = sys.stdin.buffer.read()
+            signed = b"strata-v1\\n" + sys.argv[2].encode() + b"\\n" + sys.argv[3].encode() + b"\\n" + body
+            print(hmac.new(secret, signed, hashlib.sha256).hexdigest())
+            """
+        let result = try ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, Hex.encode(secret), "1795176000", "svc-mobile"],
+            stdin: String(decoding: body, as: UTF8.self))
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        let ours = RequestSignature.sign(secret: secret, keyId: "svc-mobile", timestamp: 1_795_176_000, body: body)
+        #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == Hex.encode(ours))
+    }
+
+    @Test func headersRoundTripAndVerify() throws {
+        let secret = [UInt8](repeating: 9, count: 32)
+        let body = Array(#"{"after":0,"limit":10}"#.utf8)
+        let header = RequestSignature.header(secret: secret, keyId: "svc", timestamp: 1_800_000_000, body: body)
+        let parsed = try #require(RequestHeader(json: header.json))
+        #expect(parsed == header)
+        #expect(String(decoding: header.json, as: UTF8.self).hasPrefix(#"{"key":"svc","sig":""#))
+        #expect(RequestSignature.isValid(parsed, body: body, secret: secret))
+        #expect(!RequestSignature.isValid(parsed, body: body + [0x20], secret: secret))
+        #expect(!RequestSignature.isValid(parsed, body: body, secret: [UInt8](repeating: 8, count: 32)))
+        var otherKey = parsed
+        otherKey.keyId = "svc2"
+        #expect(!RequestSignature.isValid(otherKey, body: body, secret: secret))
+        var otherTime = parsed
+        otherTime.timestamp += 1
+        #expect(!RequestSignature.isValid(otherTime, body: body, secret: secret))
+    }
+
+    @Test(arguments: [
+        "", "null", "[]", "{}", #"{"v":1,"key":"k","ts":1}"#,
+        #"{"v":2,"key":"k","ts":1,"sig":"\#(String(repeating: "a", count: 64))"}"#,
+        #"{"v":1,"key":"","ts":1,"sig":"\#(String(repeating: "a", count: 64))"}"#,
+        #"{"v":1,"key":"k","ts":"1","sig":"\#(String(repeating: "a", count: 64))"}"#,
+        #"{"v":1,"key":"k","ts":1,"sig":"\#(String(repeating: "a", count: 62))"}"#,
+        #"{"v":1,"key":"k","ts":1,"sig":"\#(String(repeating: "g", count: 64))"}"#,
+        #"{"v":1,"key":"k","ts":1.5,"sig":"\#(String(repeating: "a", count: 64))"}"#,
+        #"{"v":1,"key":"k","ts":1,"sig":"\#(String(repeating: "a", count: 64))","x":1}"#,
+        #"{"v":1,"key":"k","ts":1,"sig":"\#(String(repeating: "a", count: 64))","v":1}"#,
+    ])
+    func malformedHeadersAreRefused(text: String) {
+        #expect(RequestHeader(json: Array(text.utf8)) == nil)
+    }
+
+    @Test func freshnessWindowIsThreeHundredSecondsEitherWay() {
+        let now: Int64 = 1_800_000_000
+        #expect(RequestSignature.isFresh(now, now: now))
+        #expect(RequestSignature.isFresh(now - 300, now: now))
+        #expect(RequestSignature.isFresh(now + 300, now: now))
+        #expect(!RequestSignature.isFresh(now - 301, now: now))
+        #expect(!RequestSignature.isFresh(now + 301, now: now))
+        #expect(!RequestSignature.isFresh(.min, now: now))
+        #expect(!RequestSignature.isFresh(.max, now: now))
+    }
+}

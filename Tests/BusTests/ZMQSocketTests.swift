@@ -1,0 +1,134 @@
+import Bus
+import CZeroMQ
+import Foundation
+import Testing
+
+/// Real libzmq sockets over loopback TCP on ports the OS picks.
+@Suite("ZeroMQ sockets")
+struct ZMQSocketTests {
+    /// Receives with a deadline, so a broken test fails instead of hanging.
+    private func receive(_ socket: ZMQSocket, within milliseconds: Int = 5_000) throws -> [[UInt8]]? {
+        guard try !zmqPollReadable([socket], timeoutMilliseconds: milliseconds).isEmpty else { return nil }
+        return try socket.receive(wait: false)
+    }
+
+    private func frames(_ texts: String...) -> [[UInt8]] { texts.map { Array($0.utf8) } }
+
+    @Test func routerAndDealerExchangeMultipartMessages() throws {
+        let context = try ZMQContext()
+        let router = try ZMQSocket(context, .router)
+        try router.bind("tcp://127.0.0.1:*")
+        let endpoint = try router.lastEndpoint()
+        #expect(endpoint.hasPrefix("tcp://127.0.0.1:"))
+        let dealer = try ZMQSocket(context, .dealer)
+        try dealer.connect(endpoint)
+
+        try dealer.send(frames("", "header", "body"))
+        let request = try #require(try receive(router))
+        #expect(request.count == 4)  // routing id, delimiter, header, body
+        #expect(Array(request.dropFirst()) == frames("", "header", "body"))
+
+        try router.send([request[0]] + frames("", "reply"))
+        #expect(try receive(dealer) == frames("", "reply"))
+    }
+
+    @Test func requestSocketsAddTheDelimiterThemselves() throws {
+        let context = try ZMQContext()
+        let router = try ZMQSocket(context, .router)
+        try router.bind("tcp://127.0.0.1:*")
+        let client = try ZMQSocket(context, .request)
+        try client.connect(try router.lastEndpoint())
+        try client.send(frames("header", "body"))
+        let request = try #require(try receive(router))
+        #expect(Array(request.dropFirst()) == frames("", "header", "body"))
+        try router.send([request[0], []] + frames("reply"))
+        #expect(try receive(client) == frames("reply"))
+    }
+
+    @Test func largeMessagesArriveWhole() throws {
+        let context = try ZMQContext()
+        let router = try ZMQSocket(context, .router)
+        try router.bind("tcp://127.0.0.1:*")
+        let dealer = try ZMQSocket(context, .dealer)
+        try dealer.connect(try router.lastEndpoint())
+        let big = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        try dealer.send([[], big])
+        let request = try #require(try receive(router))
+        #expect(request.last == big)
+    }
+
+    /// ZMQ_MAXMSGSIZE drops an oversized message before the application sees it, and the
+    /// socket keeps serving others.
+    @Test func oversizedMessagesNeverReachTheApplication() throws {
+        let context = try ZMQContext()
+        let router = try ZMQSocket(context, .router)
+        try router.setMaximumMessageSize(1_024)
+        try router.bind("tcp://127.0.0.1:*")
+        let endpoint = try router.lastEndpoint()
+        let greedy = try ZMQSocket(context, .dealer)
+        try greedy.connect(endpoint)
+        try greedy.send([[], [UInt8](repeating: 1, count: 4_096)])
+        #expect(try receive(router, within: 300) == nil)
+        let polite = try ZMQSocket(context, .dealer)
+        try polite.connect(endpoint)
+        try polite.send(frames("", "small"))
+        #expect(try receive(router)?.last == Array("small".utf8))
+    }
+
+    @Test func subscribersFilterByTopicPrefix() throws {
+        let context = try ZMQContext()
+        let publisher = try ZMQSocket(context, .publisher)
+        try publisher.bind("tcp://127.0.0.1:*")
+        let subscriber = try ZMQSocket(context, .subscriber)
+        try subscriber.subscribe("loan.")
+        try subscriber.connect(try publisher.lastEndpoint())
+        // PUB drops messages until the subscription has arrived: publish until one lands.
+        var first: [[UInt8]]?
+        for _ in 0..<100 where first == nil {
+            try publisher.send(frames("account.AccountOpened", "{}"))
+            try publisher.send(frames("loan.LoanApproved", "{\"position\":1}"))
+            first = try receive(subscriber, within: 50)
+        }
+        #expect(first == frames("loan.LoanApproved", "{\"position\":1}"))
+        while let next = try receive(subscriber, within: 50) {
+            #expect(next.first == Array("loan.LoanApproved".utf8))
+        }
+    }
+
+    @Test func nonBlockingCallsReportWouldBlock() throws {
+        let context = try ZMQContext()
+        let dealer = try ZMQSocket(context, .dealer)
+        try dealer.bind("tcp://127.0.0.1:*")
+        #expect(try dealer.receive(wait: false) == nil)
+        #expect(try zmqPollReadable([dealer], timeoutMilliseconds: 10).isEmpty)
+        // A DEALER with no peer cannot queue a message.
+        #expect(try dealer.send(frames("x"), wait: false) == false)
+    }
+
+    @Test func bindingABadEndpointThrows() throws {
+        let context = try ZMQContext()
+        let socket = try ZMQSocket(context, .router)
+        #expect(throws: ZMQError.self) { try socket.bind("tcp://not-an-address:x") }
+    }
+
+    /// Shutting the context down wakes a thread blocked in receive with ETERM.
+    @Test func shutdownWakesABlockedOwnerThread() async throws {
+        let context = try ZMQContext()
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let thread = Thread {
+                do throws(ZMQError) {
+                    let socket = try ZMQSocket(context, .router)
+                    try socket.bind("tcp://127.0.0.1:*")
+                    _ = try socket.receive()
+                    continuation.resume(returning: false)
+                } catch {
+                    continuation.resume(returning: error.isTerminated)
+                }
+            }
+            thread.start()
+            Thread.sleep(forTimeInterval: 0.1)
+            context.shutdown()
+        }
+        #expect(outcome)
+    }
+}
