@@ -47,6 +47,10 @@ let package = Package(
             swiftSettings: strict),
         // A small safe layer over libzmq, and the wire envelope: signed requests.
         .target(name: "Bus", dependencies: ["CZeroMQ", "CSodium", "StrataCore"], swiftSettings: strict),
+        // `strata serve`: ingress, authentication, the group-commit writer, fan-out, history.
+        .target(
+            name: "CommandService", dependencies: ["Bus", "Domain", "EventStore", "Events", "StrataCore"],
+            swiftSettings: strict),
         // Test support shipped as a library: in-memory store, fixed clock, domain scenarios.
         .target(
             name: "StrataTesting", dependencies: ["Domain", "EventStore", "Events", "StrataCore"],
@@ -65,6 +69,9 @@ let package = Package(
         .testTarget(name: "StrataCoreTests", dependencies: ["StrataCore", "StrataTesting"], swiftSettings: strict),
         .testTarget(
             name: "EventsTests", dependencies: ["Events", "StrataCore"], swiftSettings: strict),
+        .testTarget(
+            name: "CommandServiceTests", dependencies: ["CommandService", "Bus", "EventStore", "StrataCore"],
+            swiftSettings: strict),
         .testTarget(name: "BusTests", dependencies: ["Bus", "StrataCore", "StrataTesting"], swiftSettings: strict),
         .testTarget(
             name: "DomainTests", dependencies: ["Domain", "StrataTesting", "Events", "StrataCore"],

@@ -1,0 +1,98 @@
+import StrataCore
+
+/// A command body as a client sends it (CONTRACT.md "Commands"):
+/// `{"id","type","actor","payload":{…},"expectedVersion"?,"correlationId"?}`.
+///
+/// Reading it checks only the body's own fields; everything about the payload's content
+/// is the domain's to judge (INVALID).
+public struct CommandBody: RequestGate.Body, Equatable {
+    public static let fields: Set<String> = ["id", "type", "actor", "payload", "expectedVersion", "correlationId"]
+
+    public var id: String
+    public var type: String
+    public var actor: String
+    public var payload: [String: JSONValue]
+    public var expectedVersion: Int64?
+    public var correlationId: String?
+
+    public var requestId: String? { id }
+
+    public init(
+        id: String, type: String, actor: String, payload: [String: JSONValue], expectedVersion: Int64? = nil,
+        correlationId: String? = nil
+    ) {
+        self.id = id
+        self.type = type
+        self.actor = actor
+        self.payload = payload
+        self.expectedVersion = expectedVersion
+        self.correlationId = correlationId
+    }
+
+    /// The body as JSON, the way a client would send it.
+    public var json: [UInt8] {
+        var members: [String: JSONValue] = [
+            "id": .string(id), "type": .string(type), "actor": .string(actor), "payload": .object(payload),
+        ]
+        if let expectedVersion { members["expectedVersion"] = .integer(expectedVersion) }
+        if let correlationId { members["correlationId"] = .string(correlationId) }
+        return CanonicalJSON.bytes(.object(members))
+    }
+
+    /// Reads a body: strict JSON (valid UTF-8, no duplicate keys, nesting ≤ 64, integers
+    /// only), an object with a command id of 1–64 of `[A-Za-z0-9_-]`, string `type` and
+    /// `actor`, an object `payload`, an optional integer `expectedVersion` ≥ 0 and an
+    /// optional `correlationId` of at most 128 characters, and no other field.
+    public static func parse(_ bytes: [UInt8]) -> Result<CommandBody, RequestGate.BodyProblem> {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes)
+        } catch {
+            return .failure(malformed(nil, "BODY_NOT_JSON", "the body is not strict JSON: \(error)"))
+        }
+        guard case .object(let members) = value else {
+            return .failure(malformed(nil, "BODY_NOT_OBJECT", "the body is not a JSON object"))
+        }
+        let id = members["id"]?.stringValue
+        guard let id, Identifier.isValid(id) else {
+            return .failure(
+                malformed(nil, "INVALID_COMMAND_ID", "\"id\" must be 1–64 characters of [A-Za-z0-9_-]"))
+        }
+        if let unknown = members.keys.filter({ !fields.contains($0) }).sorted().first {
+            return .failure(malformed(id, "UNKNOWN_BODY_FIELD", "the body has a field \"\(unknown)\" it does not define"))
+        }
+        guard let type = members["type"]?.stringValue else {
+            return .failure(malformed(id, "INVALID_TYPE_FIELD", "\"type\" must be a string"))
+        }
+        guard let actor = members["actor"]?.stringValue else {
+            return .failure(malformed(id, "INVALID_ACTOR_FIELD", "\"actor\" must be a string"))
+        }
+        guard case .object(let payload)? = members["payload"] else {
+            return .failure(malformed(id, "INVALID_PAYLOAD_FIELD", "\"payload\" must be an object"))
+        }
+        var expectedVersion: Int64?
+        if let value = members["expectedVersion"], value != .null {
+            guard let version = value.integerValue, version >= 0 else {
+                return .failure(
+                    malformed(id, "INVALID_EXPECTED_VERSION", "\"expectedVersion\" must be an integer ≥ 0"))
+            }
+            expectedVersion = version
+        }
+        var correlationId: String?
+        if let value = members["correlationId"], value != .null {
+            guard let text = value.stringValue, (1...128).contains(text.utf8.count) else {
+                return .failure(
+                    malformed(id, "INVALID_CORRELATION_ID", "\"correlationId\" must be a string of 1–128 bytes"))
+            }
+            correlationId = text
+        }
+        return .success(
+            CommandBody(
+                id: id, type: type, actor: actor, payload: payload, expectedVersion: expectedVersion,
+                correlationId: correlationId))
+    }
+
+    private static func malformed(_ id: String?, _ reason: String, _ message: String) -> RequestGate.BodyProblem {
+        RequestGate.BodyProblem(id: id, error: StrataError(.malformed, reason: reason, message))
+    }
+}
