@@ -70,7 +70,8 @@ let package = Package(
         .testTarget(
             name: "EventsTests", dependencies: ["Events", "StrataCore"], swiftSettings: strict),
         .testTarget(
-            name: "CommandServiceTests", dependencies: ["CommandService", "Bus", "EventStore", "StrataCore"],
+            name: "CommandServiceTests",
+            dependencies: ["CommandService", "Bus", "Domain", "EventStore", "Events", "StrataCore", "StrataTesting"],
             swiftSettings: strict),
         .testTarget(name: "BusTests", dependencies: ["Bus", "StrataCore", "StrataTesting"], swiftSettings: strict),
         .testTarget(

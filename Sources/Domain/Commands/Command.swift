@@ -96,6 +96,8 @@ public enum Command: Sendable, Hashable {
     /// Every command type, sorted.
     public static let types: [String] = entries.keys.sorted()
 
+    public static func isKnownType(_ type: String) -> Bool { entries[type] != nil }
+
     /// Reads and validates a body's `type` and `payload`: the one way a command enters the
     /// domain. Every problem is reported at once (INVALID with details); an unknown type
     /// is INVALID with reason UNKNOWN_COMMAND_TYPE. Range checks that depend on

@@ -1,0 +1,159 @@
+import Domain
+import EventStore
+import Events
+import StrataCore
+
+/// The writer loop's work for one batch: decide every command against cached state (later
+/// commands see earlier ones' effects), commit all decisions in one transaction (group
+/// commit), and only then say what to reply and what to publish.
+///
+/// Not thread-safe: it belongs to the writer's own thread, which alone touches the store.
+public final class CommandWriter {
+    /// A command that passed the gate, waiting to be decided.
+    public struct Pending: Sendable {
+        public let routingId: [UInt8]
+        public let keyId: String
+        /// The actor roles the sending key may act for (nil: any).
+        public let keyRoles: Set<Role>?
+        public let body: CommandBody
+        public let bodyBytes: [UInt8]
+
+        public init(routingId: [UInt8], keyId: String, keyRoles: Set<Role>?, body: CommandBody, bodyBytes: [UInt8]) {
+            self.routingId = routingId
+            self.keyId = keyId
+            self.keyRoles = keyRoles
+            self.body = body
+            self.bodyBytes = bodyBytes
+        }
+    }
+
+    /// What a batch produced: one reply per command, in order, and the events now durable,
+    /// in position order, to publish after the replies.
+    public struct Committed: Sendable {
+        public var replies: [(routingId: [UInt8], reply: CommandReply)]
+        public var events: [RecordedEvent]
+    }
+
+    private let store: any EventStore
+    private let configuration: DomainConfiguration
+    private let clock: any WallClock
+    private var cache: StateCache
+
+    public init(
+        store: any EventStore, configuration: DomainConfiguration = .init(), clock: any WallClock,
+        cacheCapacity: Int = 100_000
+    ) throws(StoreError) {
+        self.store = store
+        self.configuration = configuration
+        self.clock = clock
+        self.cache = try StateCache(store: store, capacity: cacheCapacity)
+    }
+
+    /// Decides and commits `batch`. When the commit fails, nothing is acknowledged: every
+    /// command is answered INTERNAL (not journaled, so a retry is decided afresh) and the
+    /// cache is rebuilt, so no uncommitted decision lingers.
+    public func process(_ batch: [Pending]) -> Committed {
+        let now = clock.now()
+        var writes: [CommandWrite] = []
+        var decided: [[StrataEvent]] = []
+        var seen: Set<String> = []
+        do throws(StoreError) {
+            for pending in batch {
+                let (write, events) = try decide(pending, now: now, firstInBatch: seen.insert(pending.body.id).inserted)
+                writes.append(write)
+                decided.append(events)
+            }
+            let head = try store.head()
+            let results = try store.append(writes)
+            var replies: [(routingId: [UInt8], reply: CommandReply)] = []
+            var appended = 0
+            var partial = false
+            for (index, result) in results.enumerated() {
+                let pending = batch[index]
+                switch result {
+                case .recorded(.accepted(let events)):
+                    appended += events.count
+                    replies.append((pending.routingId, .accepted(id: pending.body.id, duplicate: false, events: events)))
+                case .recorded(.refused(let error)):
+                    // The store refused what was decided (a version conflict): the cache
+                    // holds events that were never written.
+                    if !decided[index].isEmpty { partial = true }
+                    replies.append((pending.routingId, .refused(id: pending.body.id, duplicate: false, error: error)))
+                case .duplicate(let entry):
+                    replies.append((pending.routingId, Self.reply(to: entry, id: pending.body.id)))
+                case .idReused:
+                    replies.append(
+                        (pending.routingId, .refused(id: pending.body.id, duplicate: false, error: result.outcome.refusal!)))
+                }
+            }
+            if partial { try cache.reset() }
+            let events = appended == 0 ? [] : try store.events(after: head, limit: appended)
+            return Committed(replies: replies, events: events)
+        } catch {
+            try? cache.reset()
+            let failure = StrataError(.internal, reason: "STORE_FAILURE", "the command was not recorded: \(error)")
+            return Committed(
+                replies: batch.map { ($0.routingId, .refused(id: $0.body.id, duplicate: false, error: failure)) },
+                events: [])
+        }
+    }
+
+    /// One command's decision as a store write, and the events it applied to the cache.
+    private func decide(_ pending: Pending, now: Timestamp, firstInBatch: Bool) throws(StoreError) -> (
+        CommandWrite, [StrataEvent]
+    ) {
+        let body = pending.body
+        // The journal names the type and actor as sent when they can be names at all; a
+        // body with an unknown type or an impossible actor is refused, and journaled too.
+        let type = Command.isKnownType(body.type) ? body.type : "UnknownCommand"
+        let actor = Identifier.isValid(body.actor) ? body.actor : "invalid-actor"
+        func write(_ decision: CommandWrite.Decision, type: String) throws(StoreError) -> CommandWrite {
+            try CommandWrite(
+                commandId: body.id, bodyDigest: HashChain.sha256(pending.bodyBytes), keyId: pending.keyId,
+                actor: actor, commandType: type, correlationId: body.correlationId, decision: decision)
+        }
+        // A retry (or the same id twice in one batch) is answered from the journal by the
+        // store; deciding it again could only disturb the cache.
+        var isRetry = !firstInBatch
+        if !isRetry { isRetry = try store.journalEntry(commandId: body.id) != nil }
+        if isRetry {
+            return (try write(.refuse(StrataError(.internal, "not decided: a retry")), type: type), [])
+        }
+        let context = DecisionContext(now: now, configuration: configuration, permittedRoles: pending.keyRoles)
+        let valid: ValidCommand
+        switch Command.parse(type: body.type, payload: body.payload, context: context) {
+        case .failure(let error): return (try write(.refuse(error), type: type), [])
+        case .success(let command): valid = command
+        }
+        try cache.load(valid.command.reads(actor: body.actor, configuration: configuration))
+        let decision = Decider.decide(
+            valid, actor: body.actor, expectedVersion: body.expectedVersion, state: cache.state, context: context)
+        switch decision {
+        case .refused(let error):
+            return (try write(.refuse(error), type: type), [])
+        case .accepted(let accepted):
+            var events: [NewEvent] = []
+            for event in accepted.events {
+                events.append(try NewEvent(stream: event.stream.name, event: event.payload))
+            }
+            var expectations: [StreamName: ExpectedVersion] = [:]
+            for (stream, version) in accepted.expectedVersions { expectations[stream.name] = .exactly(version) }
+            cache.apply(accepted.events)
+            return (try write(.append(events, expectations: expectations), type: type), accepted.events)
+        }
+    }
+
+    private static func reply(to entry: JournalEntry, id: String) -> CommandReply {
+        switch entry.outcome {
+        case .accepted(let events): .accepted(id: id, duplicate: true, events: events)
+        case .refused(let error): .refused(id: id, duplicate: true, error: error)
+        }
+    }
+}
+
+extension CommandOutcome {
+    var refusal: StrataError? {
+        if case .refused(let error) = self { return error }
+        return nil
+    }
+}

@@ -1,0 +1,201 @@
+import CommandService
+import Domain
+import EventStore
+import Events
+import Foundation
+import StrataCore
+import StrataTesting
+import Testing
+
+/// A store that fails every append, for the "a failed commit acknowledges nothing" rule.
+private final class FailingStore: EventStore {
+    let inner: any EventStore
+    init(_ inner: any EventStore) { self.inner = inner }
+    func append(_ commands: [CommandWrite]) throws(StoreError) -> [CommandResult] { throw StoreError(.io, "disk on fire") }
+    func head() throws(StoreError) -> Int64 { try inner.head() }
+    func events(after position: Int64, limit: Int, filter: EventFilter) throws(StoreError) -> [RecordedEvent] {
+        try inner.events(after: position, limit: limit, filter: filter)
+    }
+    func events(in stream: StreamName, fromVersion: Int64, limit: Int) throws(StoreError) -> [RecordedEvent] {
+        try inner.events(in: stream, fromVersion: fromVersion, limit: limit)
+    }
+    func version(of stream: StreamName) throws(StoreError) -> Int64 { try inner.version(of: stream) }
+    func journalEntry(commandId: String) throws(StoreError) -> JournalEntry? { try inner.journalEntry(commandId: commandId) }
+    func verify(progress: (@Sendable (Int64) -> Void)?) throws(StoreError) -> ChainReport { try inner.verify(progress: progress) }
+}
+
+private let clock = FixedClock()
+
+/// The operator bootstrap's act, written straight to the store: the first admin.
+private func bootstrap(_ store: any EventStore) throws {
+    let event = UserRegistered(userId: "admin-1", username: "root", email: "root@example.com", role: .admin, status: .approved)
+    _ = try store.append(
+        CommandWrite(
+            commandId: "operator-bootstrap-admin-1", bodyDigest: HashChain.sha256([]), actor: "operator",
+            commandType: "BootstrapAdmin",
+            decision: .append([try NewEvent(stream: StreamName("user-admin-1")!, event: event)], expectations: [:])))
+}
+
+private func pending(_ id: String, actor: String, _ command: Command, expectedVersion: Int64? = nil, routing: UInt8 = 1)
+    -> CommandWriter.Pending
+{
+    let body = CommandBody(
+        id: id, type: command.type, actor: actor, payload: command.payloadJSON.objectValue!,
+        expectedVersion: expectedVersion)
+    return CommandWriter.Pending(routingId: [routing], keyId: "svc", keyRoles: nil, body: body, bodyBytes: body.json)
+}
+
+/// An agent signs up, is approved, opens an account; then a loan is requested, approved
+/// and paid in full — all in one batch, each command seeing the ones before it.
+private func lendingBatch() -> [CommandWriter.Pending] {
+    [
+        pending("c1", actor: "agent-7", .registerUser(RegisterUser(userId: "agent-7", username: "ravi", email: "ravi@example.com", role: .agent))),
+        pending("c2", actor: "admin-1", .approveAgent(ApproveAgent(agentId: "agent-7"))),
+        pending(
+            "c3", actor: "agent-7",
+            .openAccount(OpenAccount(accountId: "A1", name: "Lakshmi", phone: "+919845012345", address: "Mysuru", assignedAgentId: "agent-7"))),
+        pending(
+            "c4", actor: "agent-7",
+            .requestLoan(RequestLoan(loanId: "L1", accountId: "A1", principalCents: 1_000_000, monthlyRateBp: 400, tenureMonths: 3, frequency: .monthly))),
+        pending("c5", actor: "admin-1", .approveLoan(ApproveLoan(loanId: "L1"))),
+        pending(
+            "c6", actor: "agent-7",
+            .receivePayment(ReceivePayment(paymentId: "P1", loanId: "L1", amountCents: 1_081_046, paidOn: LocalDate("2026-11-20")!))),
+    ]
+}
+
+private func stores() throws -> [any EventStore] {
+    let directory = try ChildProcess.temporaryDirectory("writer")
+    return [InMemoryEventStore(clock: clock), try SQLiteEventStore(path: directory.appendingPathComponent("events.db").path, clock: clock)]
+}
+
+private func types(_ reply: CommandReply) -> [String]? {
+    guard case .accepted(_, _, let events) = reply else { return nil }
+    return events.map(\.type)
+}
+
+@Suite("Command writer")
+struct CommandWriterTests {
+    @Test func aBatchIsDecidedInOrderAndCommittedTogether() throws {
+        for store in try stores() {
+            try bootstrap(store)
+            let writer = try CommandWriter(store: store, clock: clock)
+            let committed = writer.process(lendingBatch())
+            #expect(committed.replies.map { types($0.reply) } == [
+                ["UserRegistered"], ["AgentApproved"], ["AccountOpened"], ["LoanRequested"], ["LoanApproved"],
+                ["PaymentReceived", "CommissionEarned", "LoanClosed"],
+            ])
+            #expect(committed.events.map(\.position) == Array(2...9))
+            #expect(committed.events == (try store.events(after: 1, limit: 100)))
+            let metadata = try committed.events[3].decodedMetadata()
+            #expect(metadata.commandId == "c4" && metadata.actor == "agent-7" && metadata.causationId == "c4")
+        }
+    }
+
+    @Test func retriesAreAnsweredFromTheJournal() throws {
+        for store in try stores() {
+            try bootstrap(store)
+            let writer = try CommandWriter(store: store, clock: clock)
+            let first = writer.process(lendingBatch())
+            let head = try store.head()
+            // The whole batch again, plus an id used twice in one batch.
+            let again = writer.process(lendingBatch() + [lendingBatch()[0]])
+            #expect(try store.head() == head)
+            #expect(again.events.isEmpty)
+            for (index, reply) in again.replies.enumerated() {
+                guard case .accepted(let id, let duplicate, let events) = reply.reply,
+                    case .accepted(_, _, let original) = first.replies[index % 6].reply
+                else {
+                    Issue.record("\(reply.reply)")
+                    continue
+                }
+                #expect(id == first.replies[index % 6].reply.id && duplicate && events == original)
+            }
+        }
+    }
+
+    @Test func refusalsAreJournaledAndAnsweredAsDuplicates() throws {
+        for store in try stores() {
+            try bootstrap(store)
+            let writer = try CommandWriter(store: store, clock: clock)
+            let refused = pending("c1", actor: "admin-1", .approveLoan(ApproveLoan(loanId: "nope")))
+            let invalid = pending("c2", actor: "admin-1", .rejectLoan(RejectLoan(loanId: "L1", reason: " ")))
+            let first = writer.process([refused, invalid])
+            #expect(first.replies.map(\.reply.code) == ["NOT_FOUND", "INVALID"])
+            let again = writer.process([refused, invalid])
+            #expect(again.replies.map(\.reply.code) == ["NOT_FOUND", "INVALID"])
+            #expect(again.replies.allSatisfy { $0.reply.isDuplicate })
+            // The same id with another body is a CONFLICT, and is not journaled over the first.
+            let reused = pending("c1", actor: "admin-1", .approveLoan(ApproveLoan(loanId: "other")))
+            #expect(writer.process([reused]).replies.map(\.reply.code) == ["CONFLICT"])
+            #expect(try store.journalEntry(commandId: "c1")?.outcome == .refused(StrataError(.notFound, reason: "LOAN_NOT_FOUND", "no loan nope")))
+        }
+    }
+
+    @Test func aNewWriterFoldsStateFromTheStore() throws {
+        for store in try stores() {
+            try bootstrap(store)
+            _ = try CommandWriter(store: store, clock: clock).process(Array(lendingBatch().prefix(4)))
+            let restarted = try CommandWriter(store: store, clock: clock)
+            let next = restarted.process([
+                pending("d1", actor: "admin-1", .approveLoan(ApproveLoan(loanId: "L1"))),
+                pending("d2", actor: "agent-9", .registerUser(RegisterUser(userId: "agent-9", username: "RAVI", email: "x@example.com", role: .agent))),
+            ])
+            #expect(types(next.replies[0].reply) == ["LoanApproved"])
+            #expect(next.replies[1].reply.reason == "USERNAME_TAKEN")
+        }
+    }
+
+    /// Someone wrote behind the writer's back: its cached versions are stale, the store
+    /// refuses with CONFLICT, and the writer folds afresh for the next batch.
+    @Test func aStaleCacheIsCaughtByTheStoreAndRebuilt() throws {
+        for store in try stores() {
+            try bootstrap(store)
+            let writer = try CommandWriter(store: store, clock: clock)
+            _ = writer.process(Array(lendingBatch().prefix(4)))
+            let outsider = LoanRejected(loanId: "L1", rejectedBy: "admin-1", reason: "written elsewhere")
+            _ = try store.append(
+                CommandWrite(
+                    commandId: "outside-1", bodyDigest: HashChain.sha256([1]), actor: "admin-1", commandType: "RejectLoan",
+                    decision: .append([try NewEvent(stream: StreamName("loan-L1")!, event: outsider)], expectations: [:])))
+            let approve = writer.process([pending("e1", actor: "admin-1", .approveLoan(ApproveLoan(loanId: "L1")))])
+            #expect(approve.replies[0].reply.reason == "WRONG_EXPECTED_VERSION")
+            let retry = writer.process([pending("e2", actor: "admin-1", .approveLoan(ApproveLoan(loanId: "L1")))])
+            #expect(retry.replies[0].reply.reason == "LOAN_NOT_PENDING")
+        }
+    }
+
+    @Test func aFailedCommitAcknowledgesNothing() throws {
+        let inner = InMemoryEventStore(clock: clock)
+        try bootstrap(inner)
+        let writer = try CommandWriter(store: FailingStore(inner), clock: clock)
+        let committed = writer.process(lendingBatch())
+        #expect(committed.events.isEmpty)
+        #expect(committed.replies.map(\.reply.code) == Array(repeating: "INTERNAL", count: 6))
+        #expect(try inner.head() == 1)
+        #expect(try inner.journalEntry(commandId: "c1") == nil)
+    }
+}
+
+extension CommandReply {
+    fileprivate var id: String? {
+        switch self {
+        case .accepted(let id, _, _): id
+        case .refused(let id, _, _): id
+        }
+    }
+    fileprivate var code: String? {
+        if case .refused(_, _, let error) = self { return error.code.rawValue }
+        return nil
+    }
+    fileprivate var reason: String? {
+        if case .refused(_, _, let error) = self { return error.reason }
+        return nil
+    }
+    fileprivate var isDuplicate: Bool {
+        switch self {
+        case .accepted(_, let duplicate, _): duplicate
+        case .refused(_, let duplicate, _): duplicate
+        }
+    }
+}
