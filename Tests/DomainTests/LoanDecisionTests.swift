@@ -18,17 +18,6 @@ import Testing
 
 // MARK: - Fixtures (file-private; the `ld` prefix keeps them apart from other test files' helpers)
 
-private let ldWorkedSchedule: [ScheduleEntry] = [
-    ScheduleEntry(
-        number: 1, dueDate: date("2026-12-20"), principalCents: 320_349, interestCents: 40_000, totalCents: 360_349,
-        remainingBalanceCents: 679_651),
-    ScheduleEntry(
-        number: 2, dueDate: date("2027-01-19"), principalCents: 333_163, interestCents: 27_186, totalCents: 360_349,
-        remainingBalanceCents: 346_488),
-    ScheduleEntry(
-        number: 3, dueDate: date("2027-02-18"), principalCents: 346_488, interestCents: 13_860, totalCents: 360_348,
-        remainingBalanceCents: 0),
-]
 
 /// Everything L1 schedules: principal plus interest.
 private let ldWorkedTotal: Int64 = 1_081_046
@@ -418,7 +407,7 @@ struct LoanDecisionTests {
                     .loanApproved(
                         LoanApproved(
                             loanId: "L1", approvedBy: People.admin, approvedOn: date("2026-11-20"),
-                            schedule: ldWorkedSchedule))
+                            schedule: workedSchedule))
                 ])
             ldExpectVersions(decision, [.user(People.admin): 1, .loan("L1"): 1])
         }
@@ -503,7 +492,7 @@ struct LoanDecisionTests {
         @Test func backDatedApprovalMovesTheDueDates() {
             var s = DomainScenario.lending()
             ldGivenPendingLoan(&s, requestedOn: date("2026-06-01"))
-            let shifted = ldWorkedSchedule.enumerated().map { index, entry in
+            let shifted = workedSchedule.enumerated().map { index, entry in
                 var entry = entry
                 entry.dueDate = date("2026-06-15").adding(days: 30 * (index + 1))
                 return entry

@@ -18,17 +18,7 @@ import Testing
 ///   #2 due 2027-01-19: 333,163 principal + 27,186 interest = 360,349
 ///   #3 due 2027-02-18: 346,488 principal + 13,860 interest = 360,348
 private func sampleLoan() -> [InstallmentState] {
-    [
-        ScheduleEntry(
-            number: 1, dueDate: date("2026-12-20"), principalCents: 320_349, interestCents: 40_000, totalCents: 360_349,
-            remainingBalanceCents: 679_651),
-        ScheduleEntry(
-            number: 2, dueDate: date("2027-01-19"), principalCents: 333_163, interestCents: 27_186, totalCents: 360_349,
-            remainingBalanceCents: 346_488),
-        ScheduleEntry(
-            number: 3, dueDate: date("2027-02-18"), principalCents: 346_488, interestCents: 13_860, totalCents: 360_348,
-            remainingBalanceCents: 0),
-    ].map(InstallmentState.init(entry:))
+    workedSchedule.map(InstallmentState.init(entry:))
 }
 
 /// An installment of 522,611 (480,000 principal + 42,611 interest) due 2026-12-20:

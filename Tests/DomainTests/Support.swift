@@ -47,6 +47,21 @@ func expectInvalid(
     expectRefusal(decision, .invalid, details.first?.reason, details: details, sourceLocation: sourceLocation)
 }
 
+/// The worked loan of the decider and calculator tests (the catalog's sample): 1,000,000
+/// cents at 400 bp a month over three monthly installments (REDUCING), approved 2026-11-20.
+/// EMI = round(1,000,000 × 0.04 × 1.04³ / (1.04³ − 1)) = 360,349; 1,081,046 to repay in all.
+let workedSchedule = [
+    ScheduleEntry(
+        number: 1, dueDate: date("2026-12-20"), principalCents: 320_349, interestCents: 40_000, totalCents: 360_349,
+        remainingBalanceCents: 679_651),
+    ScheduleEntry(
+        number: 2, dueDate: date("2027-01-19"), principalCents: 333_163, interestCents: 27_186, totalCents: 360_349,
+        remainingBalanceCents: 346_488),
+    ScheduleEntry(
+        number: 3, dueDate: date("2027-02-18"), principalCents: 346_488, interestCents: 13_860, totalCents: 360_348,
+        remainingBalanceCents: 0),
+]
+
 /// The people of the lending tests.
 enum People {
     static let admin = "admin-1"
