@@ -55,13 +55,10 @@ public final class CommandWriter {
     public func process(_ batch: [Pending]) -> Committed {
         let now = clock.now()
         var writes: [CommandWrite] = []
-        var decided: [[StrataEvent]] = []
         var seen: Set<String> = []
         do throws(StoreError) {
             for pending in batch {
-                let (write, events) = try decide(pending, now: now, firstInBatch: seen.insert(pending.body.id).inserted)
-                writes.append(write)
-                decided.append(events)
+                writes.append(try decide(pending, now: now, firstInBatch: seen.insert(pending.body.id).inserted))
             }
             let head = try store.head()
             let results = try store.append(writes)
@@ -77,7 +74,7 @@ public final class CommandWriter {
                 case .recorded(.refused(let error)):
                     // The store refused what was decided (a version conflict): the cache
                     // holds events that were never written.
-                    if !decided[index].isEmpty { partial = true }
+                    if case .append = writes[index].decision { partial = true }
                     replies.append((pending.routingId, .refused(id: pending.body.id, duplicate: false, error: error)))
                 case .duplicate(let entry):
                     replies.append((pending.routingId, Self.reply(to: entry, id: pending.body.id)))
@@ -98,10 +95,8 @@ public final class CommandWriter {
         }
     }
 
-    /// One command's decision as a store write, and the events it applied to the cache.
-    private func decide(_ pending: Pending, now: Timestamp, firstInBatch: Bool) throws(StoreError) -> (
-        CommandWrite, [StrataEvent]
-    ) {
+    /// One command's decision as a store write; accepted events are applied to the cache.
+    private func decide(_ pending: Pending, now: Timestamp, firstInBatch: Bool) throws(StoreError) -> CommandWrite {
         let body = pending.body
         // The journal names the type and actor as sent when they can be names at all; a
         // body with an unknown type or an impossible actor is refused, and journaled too.
@@ -117,12 +112,12 @@ public final class CommandWriter {
         var isRetry = !firstInBatch
         if !isRetry { isRetry = try store.journalEntry(commandId: body.id) != nil }
         if isRetry {
-            return (try write(.refuse(StrataError(.internal, "not decided: a retry")), type: type), [])
+            return try write(.refuse(StrataError(.internal, "not decided: a retry")), type: type)
         }
         let context = DecisionContext(now: now, configuration: configuration, permittedRoles: pending.keyRoles)
         let valid: ValidCommand
         switch Command.parse(type: body.type, payload: body.payload, context: context) {
-        case .failure(let error): return (try write(.refuse(error), type: type), [])
+        case .failure(let error): return try write(.refuse(error), type: type)
         case .success(let command): valid = command
         }
         try cache.load(valid.command.reads(actor: body.actor, configuration: configuration))
@@ -130,7 +125,7 @@ public final class CommandWriter {
             valid, actor: body.actor, expectedVersion: body.expectedVersion, state: cache.state, context: context)
         switch decision {
         case .refused(let error):
-            return (try write(.refuse(error), type: type), [])
+            return try write(.refuse(error), type: type)
         case .accepted(let accepted):
             var events: [NewEvent] = []
             for event in accepted.events {
@@ -139,7 +134,7 @@ public final class CommandWriter {
             var expectations: [StreamName: ExpectedVersion] = [:]
             for (stream, version) in accepted.expectedVersions { expectations[stream.name] = .exactly(version) }
             cache.apply(accepted.events)
-            return (try write(.append(events, expectations: expectations), type: type), accepted.events)
+            return try write(.append(events, expectations: expectations), type: type)
         }
     }
 
