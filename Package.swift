@@ -57,7 +57,8 @@ let package = Package(
             swiftSettings: strict),
         // The command line: argument parsing, configuration, subcommands.
         .target(
-            name: "StrataCLI", dependencies: ["EventStore", "Events", "StrataCore", "StrataSQLite", "CSodium"],
+            name: "StrataCLI",
+            dependencies: ["Bus", "CommandService", "EventStore", "Events", "StrataCore", "StrataSQLite", "CSodium"],
             swiftSettings: strict),
         .executableTarget(name: "strata", dependencies: ["StrataCLI"], swiftSettings: strict),
 

@@ -9,7 +9,7 @@ import CZeroMQ
 /// everything else, ETERM included, throws `ZMQError`.
 public final class ZMQSocket {
     public enum Kind: Sendable {
-        case router, dealer, request, reply, publisher, subscriber
+        case router, dealer, request, reply, publisher, subscriber, push, pull
 
         var raw: Int32 {
             switch self {
@@ -19,6 +19,8 @@ public final class ZMQSocket {
             case .reply: ZMQ_REP
             case .publisher: ZMQ_PUB
             case .subscriber: ZMQ_SUB
+            case .push: ZMQ_PUSH
+            case .pull: ZMQ_PULL
             }
         }
     }

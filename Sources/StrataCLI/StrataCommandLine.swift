@@ -21,6 +21,8 @@ struct Subcommand: Sendable {
 /// The `strata` command line.
 public enum StrataCommandLine {
     static let subcommands: [Subcommand] = [
+        ServeCommand.subcommand,
+        SendCommand.subcommand,
         VerifyCommand.subcommand,
         KeysCommand.subcommand,
         AdminBootstrapCommand.subcommand,

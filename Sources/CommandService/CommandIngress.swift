@@ -1,0 +1,117 @@
+import Bus
+import CZeroMQ
+import Domain
+import Events
+import StrataCore
+
+/// The commands endpoint's thread: it owns the ROUTER socket. It reads requests, runs the
+/// gate (framing, size, header, body, signature, freshness, scope), queues what passed, in
+/// arrival order, for the writer, and sends the writer's replies back out.
+///
+/// The writer's replies come over an inproc PULL socket this thread also owns, so one
+/// `zmq_poll` wakes it for either.
+final class CommandIngress {
+    /// Requests read from the socket per wake-up before replies get a turn.
+    static let readBurst = 1024
+    /// The largest frame libzmq accepts at all: bodies up to 1 MiB are answered TOO_LARGE,
+    /// larger ones are dropped with their connection.
+    static let maximumFrameBytes: Int64 = 1024 * 1024 + 4096
+
+    private let router: ZMQSocket
+    private let replies: ZMQSocket
+    private let gate: RequestGate
+    private let keyRoles: [String: Set<Role>]
+    private let queue: ArrivalQueue
+    private let control: ServerControl
+    private let clock: any WallClock
+    let endpoint: String
+
+    init(
+        endpoint: String, repliesEndpoint: String, gate: RequestGate, keyRoles: [String: Set<Role>],
+        queue: ArrivalQueue, control: ServerControl, clock: any WallClock
+    ) throws(ZMQError) {
+        // Linger so the last replies still leave when the socket closes at shutdown.
+        router = try ZMQSocket(control.context, .router, lingerMilliseconds: 2000)
+        try router.setMaximumMessageSize(Self.maximumFrameBytes)
+        // Room for a pipelined client's whole burst of replies: a ROUTER drops, rather
+        // than blocks, what is over a peer's high-water mark.
+        try router.setHighWaterMarks(send: 100_000, receive: 10_000)
+        try router.bind(endpoint)
+        self.endpoint = try router.lastEndpoint()
+        replies = try ZMQSocket(control.context, .pull)
+        try replies.setHighWaterMarks(send: 0, receive: 0)
+        try replies.bind(repliesEndpoint)
+        self.gate = gate
+        self.keyRoles = keyRoles
+        self.queue = queue
+        self.control = control
+        self.clock = clock
+    }
+
+    /// Runs until the writer says it is done (after a stop), then answers anything still
+    /// waiting with UNAVAILABLE and closes the socket.
+    func run() throws(ZMQError) {
+        var queueClosed = false
+        var writerDone = false
+        while !writerDone {
+            if control.isStopping && !queueClosed {
+                queue.close()
+                queueClosed = true
+            }
+            // While the writer is behind, leave requests in libzmq's queues (and TCP's).
+            let readRequests = queueClosed || queue.hasRoom
+            let ready = try zmqPollReadable(readRequests ? [replies, router] : [replies], timeoutMilliseconds: 50)
+            if ready.contains(0) { writerDone = try forwardReplies() }
+            if readRequests && ready.contains(1) { try admitWaiting(queueClosed: queueClosed) }
+        }
+        try admitWaiting(queueClosed: true)
+        router.close()
+        replies.close()
+    }
+
+    /// Sends every reply the writer has produced; true once the writer's end marker came.
+    private func forwardReplies() throws(ZMQError) -> Bool {
+        while let message = try replies.receive(wait: false) {
+            if message.count == 1 { return true }
+            try router.send(message)
+        }
+        return false
+    }
+
+    private func admitWaiting(queueClosed: Bool) throws(ZMQError) {
+        var arrivals: [Arrival] = []
+        for _ in 0..<Self.readBurst {
+            guard let frames = try router.receive(wait: false) else { break }
+            let now = clock.now().secondsSinceEpoch
+            guard let admitted = gate.admit(frames, now: now, readBody: CommandBody.parse) else { continue }
+            switch admitted {
+            case .failure(let refused):
+                arrivals.append(
+                    .refused(
+                        routingId: refused.routingId,
+                        reply: CommandReply.refused(id: refused.id, duplicate: false, error: refused.error).json))
+            case .success(let request):
+                arrivals.append(
+                    .command(
+                        CommandWriter.Pending(
+                            routingId: request.routingId, keyId: request.key.id, keyRoles: keyRoles[request.key.id],
+                            body: request.body, bodyBytes: request.bodyBytes)))
+            }
+        }
+        if queueClosed || !queue.offer(arrivals) {
+            for arrival in arrivals { try router.send(Self.unavailable(arrival)) }
+        }
+    }
+
+    /// The answer to an arrival once the writer takes no more: its gate refusal if it had
+    /// one, else UNAVAILABLE (not journaled, so a retry later is decided afresh).
+    private static func unavailable(_ arrival: Arrival) -> [[UInt8]] {
+        switch arrival {
+        case .refused(let routingId, let reply):
+            return [routingId, [], reply]
+        case .command(let pending):
+            let error = StrataError(.unavailable, reason: "SHUTTING_DOWN", "the service is stopping; send it again later")
+            return [pending.routingId, [], CommandReply.refused(id: pending.body.id, duplicate: false, error: error).json]
+        }
+    }
+}

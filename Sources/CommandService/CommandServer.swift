@@ -1,0 +1,214 @@
+import Bus
+import Domain
+import EventStore
+import Events
+import Foundation
+import StrataCore
+
+/// `strata serve`: the command service. Three threads, each owning its sockets:
+///
+/// - **commands** (ROUTER): reads requests, runs the gate, queues them for the writer,
+///   sends the writer's replies back;
+/// - **writer**: decides each batch against cached state, commits it in one transaction,
+///   then replies and publishes (PUB) in position order, with a heartbeat every second;
+/// - **history** (ROUTER): pages of stored events for catch-up, from its own read-only
+///   connection.
+///
+/// `stop()` is graceful: commands that arrive from then on are answered UNAVAILABLE, the
+/// writer finishes and answers everything already taken, events are published, sockets
+/// closed.
+public final class CommandServer: Sendable {
+    public struct Settings: Sendable {
+        public var storePath: String
+        public var keys: KeyFile
+        public var commandsEndpoint: String
+        public var eventsEndpoint: String
+        public var historyEndpoint: String
+        public var domain = DomainConfiguration()
+        public var maximumBodyBytes = RequestGate.defaultMaximumBodyBytes
+        /// Most commands decided and committed in one transaction.
+        public var batchLimit = 2000
+        /// Most arrivals waiting for the writer before the commands thread stops reading.
+        public var queueCapacity = 20_000
+        /// Most aggregate streams held in the writer's cache.
+        public var cacheCapacity = 100_000
+        public var heartbeatInterval: TimeInterval = 1
+        public var clock: any WallClock = SystemClock()
+
+        public init(
+            storePath: String, keys: KeyFile, commandsEndpoint: String, eventsEndpoint: String, historyEndpoint: String
+        ) {
+            self.storePath = storePath
+            self.keys = keys
+            self.commandsEndpoint = commandsEndpoint
+            self.eventsEndpoint = eventsEndpoint
+            self.historyEndpoint = historyEndpoint
+        }
+    }
+
+    /// The endpoints as bound (a `*` port resolved to the port the system chose).
+    public struct Endpoints: Sendable, Equatable {
+        public let commands: String
+        public let events: String
+        public let history: String
+    }
+
+    public let endpoints: Endpoints
+    /// The head position when the service started.
+    public let startingHead: Int64
+    private let control: ServerControl
+
+    private init(endpoints: Endpoints, startingHead: Int64, control: ServerControl) {
+        self.endpoints = endpoints
+        self.startingHead = startingHead
+        self.control = control
+    }
+
+    /// Opens the store (taking the writer lock), binds every endpoint and starts the
+    /// threads. Returns once the service answers requests.
+    public static func start(_ settings: Settings, logger: Logger) throws(ServerError) -> CommandServer {
+        let keyRoles = try roles(of: settings.keys)
+        let store: SQLiteEventStore
+        let reader: SQLiteEventStore
+        let head: Int64
+        do {
+            store = try SQLiteEventStore(path: settings.storePath, clock: settings.clock)
+            reader = try SQLiteEventStore(readingAt: settings.storePath)
+            head = try store.head()
+        } catch let error where error.kind == .locked {
+            throw ServerError(.storeLocked, error.message)
+        } catch {
+            throw ServerError(.environment, "cannot open the event store \(settings.storePath): \(error.message)")
+        }
+        let context: ZMQContext
+        do {
+            context = try ZMQContext()
+        } catch {
+            throw ServerError(.environment, "cannot create a libzmq context: \(error)")
+        }
+        let control = ServerControl(context: context, logger: logger)
+        let queue = ArrivalQueue(capacity: settings.queueCapacity)
+        // One inproc name per server, so two servers in one process never meet.
+        let repliesEndpoint = "inproc://strata-replies-\(UUID().uuidString)"
+        let clock = settings.clock
+
+        func started(_ latch: StartupLatch) throws(ServerError) -> String {
+            switch latch.wait() {
+            case .success(let endpoint): return endpoint
+            case .failure(let error):
+                control.fail("start-up failed: \(error.message)")
+                control.waitForThreads()
+                throw error
+            }
+        }
+
+        let commandsGate = RequestGate(keys: settings.keys, scope: .commands, maximumBodyBytes: settings.maximumBodyBytes)
+        let commands = try started(
+            control.spawn("strata-commands") { ready in
+                let ingress: CommandIngress
+                do throws(ZMQError) {
+                    ingress = try CommandIngress(
+                        endpoint: settings.commandsEndpoint, repliesEndpoint: repliesEndpoint, gate: commandsGate,
+                        keyRoles: keyRoles, queue: queue, control: control, clock: clock)
+                } catch {
+                    return ready.report(.failure(bindFailure("commands", settings.commandsEndpoint, error)))
+                }
+                ready.report(.success(ingress.endpoint))
+                run("commands", control) { () throws(ZMQError) in try ingress.run() }
+            })
+
+        let events = try started(
+            control.spawn("strata-writer") { ready in
+                let thread: WriterThread
+                do throws(ServerError) {
+                    let writer: CommandWriter
+                    do throws(StoreError) {
+                        writer = try CommandWriter(
+                            store: store, configuration: settings.domain, clock: clock,
+                            cacheCapacity: settings.cacheCapacity)
+                    } catch {
+                        throw ServerError(.environment, "cannot read the event store: \(error.message)")
+                    }
+                    do throws(ZMQError) {
+                        thread = try WriterThread(
+                            writer: writer, head: head, eventsEndpoint: settings.eventsEndpoint,
+                            repliesEndpoint: repliesEndpoint, queue: queue, batchLimit: settings.batchLimit,
+                            heartbeatInterval: settings.heartbeatInterval, context: context)
+                    } catch {
+                        throw bindFailure("events", settings.eventsEndpoint, error)
+                    }
+                } catch {
+                    return ready.report(.failure(error))
+                }
+                ready.report(.success(thread.endpoint))
+                run("writer", control) { () throws(ZMQError) in try thread.run() }
+            })
+
+        let historyGate = RequestGate(keys: settings.keys, scope: .history, maximumBodyBytes: settings.maximumBodyBytes)
+        let history = try started(
+            control.spawn("strata-history") { ready in
+                let responder: HistoryResponder
+                do throws(ZMQError) {
+                    responder = try HistoryResponder(
+                        endpoint: settings.historyEndpoint, store: reader, gate: historyGate, control: control,
+                        clock: clock)
+                } catch {
+                    return ready.report(.failure(bindFailure("history", settings.historyEndpoint, error)))
+                }
+                ready.report(.success(responder.endpoint))
+                run("history", control) { () throws(ZMQError) in try responder.run() }
+            })
+
+        return CommandServer(
+            endpoints: Endpoints(commands: commands, events: events, history: history), startingHead: head,
+            control: control)
+    }
+
+    /// Asks the service to stop gracefully. Safe from any thread, more than once.
+    public func stop() {
+        control.requestStop()
+    }
+
+    /// Blocks until every thread has ended; returns the fatal error that ended the
+    /// service, if one did (nil after a graceful stop).
+    @discardableResult
+    public func wait() -> String? {
+        control.waitForThreads()
+        return control.firstFailure
+    }
+
+    /// Each key's permitted actor roles (absent: any role). A role the domain does not
+    /// know is a broken key file, refused at start rather than at the first command.
+    static func roles(of keys: KeyFile) throws(ServerError) -> [String: Set<Role>] {
+        var result: [String: Set<Role>] = [:]
+        for key in keys.keys {
+            guard let names = key.roles else { continue }
+            var roles: Set<Role> = []
+            for name in names {
+                guard let role = Role(rawValue: name) else {
+                    throw ServerError(
+                        .environment,
+                        "key \(key.id) names an unknown role \(name) (known: \(Role.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                roles.insert(role)
+            }
+            result[key.id] = roles
+        }
+        return result
+    }
+
+    private static func bindFailure(_ name: String, _ endpoint: String, _ error: ZMQError) -> ServerError {
+        ServerError(.environment, "cannot bind the \(name) endpoint \(endpoint): \(error)")
+    }
+
+    /// Runs a thread's loop; an error other than the context's shutdown stops everything.
+    private static func run(_ name: String, _ control: ServerControl, _ body: () throws(ZMQError) -> Void) {
+        do {
+            try body()
+        } catch where error.isTerminated {
+            // The context was shut down because something failed; that was logged there.
+        } catch {
+            control.fail("\(name) thread: \(error)")
+        }
+    }
+}

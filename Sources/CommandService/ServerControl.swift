@@ -1,0 +1,104 @@
+import Bus
+import Dispatch
+import Foundation
+import StrataCore
+import Synchronization
+
+/// What the command service's threads share: the libzmq context, the stop request, the
+/// first fatal error, and the group every thread leaves when it ends.
+final class ServerControl: Sendable {
+    let context: ZMQContext
+    let logger: Logger
+    private let stopRequested = Atomic<Bool>(false)
+    private let failure = Mutex<String?>(nil)
+    private let threads = DispatchGroup()
+
+    init(context: ZMQContext, logger: Logger) {
+        self.context = context
+        self.logger = logger
+    }
+
+    var isStopping: Bool { stopRequested.load(ordering: .acquiring) }
+
+    /// The graceful stop: take no more commands, finish and answer what was taken.
+    func requestStop() {
+        stopRequested.store(true, ordering: .releasing)
+    }
+
+    /// A thread hit an error it cannot recover from: record the first, and stop every
+    /// thread at once (blocking libzmq calls return ETERM).
+    func fail(_ message: String) {
+        let first = failure.withLock { stored -> Bool in
+            guard stored == nil else { return false }
+            stored = message
+            return true
+        }
+        if first { logger.error(message) }
+        requestStop()
+        context.shutdown()
+    }
+
+    var firstFailure: String? { failure.withLock { $0 } }
+
+    /// Runs `body` on a new named thread. `body` sets itself up, reports through `ready`
+    /// (the endpoint it bound, or why it could not start), then runs until it is done.
+    func spawn(_ name: String, _ body: @escaping @Sendable (_ ready: StartupLatch) -> Void) -> StartupLatch {
+        let latch = StartupLatch()
+        threads.enter()
+        let thread = Thread { [threads] in
+            body(latch)
+            // A body that returns without reporting (it cannot, but) must not hang start.
+            latch.report(.failure(ServerError(.environment, "\(name) ended before it started")))
+            threads.leave()
+        }
+        thread.name = name
+        thread.start()
+        return latch
+    }
+
+    /// Blocks until every spawned thread has ended.
+    func waitForThreads() {
+        threads.wait()
+    }
+}
+
+/// One thread's start-up report: what it bound, or why it could not start. Only the first
+/// report counts.
+final class StartupLatch: Sendable {
+    private let result = Mutex<Result<String, ServerError>?>(nil)
+    private let semaphore = DispatchSemaphore(value: 0)
+
+    func report(_ outcome: Result<String, ServerError>) {
+        let first = result.withLock { stored -> Bool in
+            guard stored == nil else { return false }
+            stored = outcome
+            return true
+        }
+        if first { semaphore.signal() }
+    }
+
+    func wait() -> Result<String, ServerError> {
+        semaphore.wait()
+        return result.withLock { $0! }
+    }
+}
+
+/// Why the command service could not start, or stopped.
+public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// Another writer holds the event store.
+        case storeLocked
+        /// The store, a socket, the key file: something of the environment.
+        case environment
+    }
+
+    public let kind: Kind
+    public let message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}

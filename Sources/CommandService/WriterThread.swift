@@ -1,0 +1,82 @@
+import Bus
+import EventStore
+import Foundation
+import StrataCore
+
+/// The writer's thread: the only one that touches the event store for writing. It owns
+/// the PUB socket and the inproc PUSH socket that carries replies to the commands thread.
+///
+/// Each turn takes every arrival waiting (up to `batchLimit`), decides the commands and
+/// commits them in one transaction (`CommandWriter`), and only then replies to every
+/// arrival in order and publishes the new events in position order. About once a second
+/// it publishes a heartbeat with the head.
+final class WriterThread {
+    private let writer: CommandWriter
+    private let publisher: ZMQSocket
+    private let replies: ZMQSocket
+    private let queue: ArrivalQueue
+    private let batchLimit: Int
+    private let heartbeatInterval: TimeInterval
+    private var head: Int64
+    let endpoint: String
+
+    init(
+        writer: CommandWriter, head: Int64, eventsEndpoint: String, repliesEndpoint: String, queue: ArrivalQueue,
+        batchLimit: Int, heartbeatInterval: TimeInterval, context: ZMQContext
+    ) throws(ZMQError) {
+        publisher = try ZMQSocket(context, .publisher, lingerMilliseconds: 2000)
+        // A subscriber that falls this far behind loses messages (PUB drops at the mark)
+        // and catches up through history.
+        try publisher.setHighWaterMarks(send: 100_000, receive: 1000)
+        try publisher.bind(eventsEndpoint)
+        endpoint = try publisher.lastEndpoint()
+        replies = try ZMQSocket(context, .push, lingerMilliseconds: 2000)
+        try replies.setHighWaterMarks(send: 0, receive: 0)
+        try replies.connect(repliesEndpoint)
+        self.writer = writer
+        self.head = head
+        self.queue = queue
+        self.batchLimit = batchLimit
+        self.heartbeatInterval = heartbeatInterval
+    }
+
+    /// Runs until the queue is closed and drained, then tells the commands thread it is done.
+    func run() throws(ZMQError) {
+        var nextHeartbeat = Date()
+        while true {
+            let (arrivals, finished) = queue.take(limit: batchLimit, waitingUntil: nextHeartbeat)
+            if !arrivals.isEmpty { try handle(arrivals) }
+            if Date() >= nextHeartbeat {
+                try publisher.send(Heartbeat(head: head).frames)
+                nextHeartbeat = Date().addingTimeInterval(heartbeatInterval)
+            }
+            if finished { break }
+        }
+        try publisher.send(Heartbeat(head: head).frames)
+        try replies.send([Array("done".utf8)])
+        publisher.close()
+        replies.close()
+    }
+
+    private func handle(_ arrivals: [Arrival]) throws(ZMQError) {
+        var batch: [CommandWriter.Pending] = []
+        batch.reserveCapacity(arrivals.count)
+        for case .command(let pending) in arrivals { batch.append(pending) }
+        let committed = batch.isEmpty ? CommandWriter.Committed(replies: [], events: []) : writer.process(batch)
+        var next = 0
+        for arrival in arrivals {
+            switch arrival {
+            case .refused(let routingId, let reply):
+                try replies.send([routingId, [], reply])
+            case .command:
+                let (routingId, reply) = committed.replies[next]
+                next += 1
+                try replies.send([routingId, [], reply.json])
+            }
+        }
+        for event in committed.events {
+            try publisher.send([eventTopic(category: event.category, type: event.type), event.json])
+        }
+        if let last = committed.events.last { head = last.position }
+    }
+}

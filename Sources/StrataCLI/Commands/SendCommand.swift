@@ -1,0 +1,90 @@
+import Bus
+import Foundation
+import StrataCore
+
+/// `strata send [FILE|-]`: sign JSON-lines command bodies, send them pipelined over one
+/// DEALER, print each reply as a JSON line, in order.
+enum SendCommand {
+    static let spec = CommandSpec(
+        ["send"], summary: "Sign and send JSON-lines commands; print JSON-lines replies.",
+        arguments: [ArgumentSpec("FILE", help: "command bodies, one JSON object a line; - or nothing: stdin", optional: true)],
+        options: Configuration.options + Configuration.endpointOptions.filter { $0.name == "commands" || $0.name == "key" } + [
+            OptionSpec("timeout", value: "SECONDS", help: "How long to wait for each reply (default 30)."),
+        ],
+        discussion: """
+            Each non-blank line is a command body, sent exactly as written (so exactly what is signed):
+              {"id":"c-1","type":"RequestLoan","actor":"agent-7","payload":{…}}
+            Give every command its own id: sending the file again is then safe, every command being
+            answered from the journal as a duplicate rather than applied twice.
+
+            Lines are signed with the key named by --key (or STRATA_KEY) from the key file, and sent
+            pipelined; replies come back in the order sent, one JSON line each, on standard output.
+
+            Exit codes: 0 every command accepted, 1 at least one refused, 2 usage or environment (no
+            such key, no reply within --timeout).
+            """)
+
+    /// Commands sent ahead of their replies.
+    static let window = 1000
+
+    static let subcommand = Subcommand(spec: spec) { arguments, environment in
+        let configuration = try Configuration.resolve(arguments, environment: environment)
+        guard let keyId = configuration.key else {
+            throw UsageError("name the key to sign with: --key ID (or STRATA_KEY)")
+        }
+        let timeoutSeconds = try arguments.integer("timeout", in: 1...86_400) ?? 30
+        let keys = try ServeCommand.readKeyFile(configuration.keysFile)
+        guard let key = keys.key(keyId) else {
+            throw CommandFailure.environment("no key \(keyId) in \(configuration.keysFile)")
+        }
+        let source = arguments.positionals.first ?? "-"
+        let input: Data
+        if source == "-" {
+            input = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard let data = FileManager.default.contents(atPath: source) else {
+                throw CommandFailure.environment("cannot read \(source)")
+            }
+            input = data
+        }
+        let bodies = lines(of: Array(input))
+
+        let context = try ZMQContext()
+        let dealer = try ZMQSocket(context, .dealer)
+        try dealer.setHighWaterMarks(send: 0, receive: 0)
+        try dealer.connect(configuration.commandsEndpoint)
+        defer { dealer.close() }
+
+        var sent = 0
+        var answered = 0
+        var refused = 0
+        while answered < bodies.count {
+            while sent < bodies.count && sent - answered < window {
+                let body = bodies[sent]
+                let header = RequestSignature.header(
+                    secret: key.secret, keyId: key.id, timestamp: Timestamp.now().secondsSinceEpoch, body: body)
+                try dealer.send([[], header.json, body])
+                sent += 1
+            }
+            guard try !zmqPollReadable([dealer], timeoutMilliseconds: Int(timeoutSeconds) * 1000).isEmpty else {
+                throw CommandFailure.environment(
+                    "no reply from \(configuration.commandsEndpoint) within \(timeoutSeconds) s "
+                        + "(\(answered) of \(bodies.count) answered); is strata serve running?")
+            }
+            while let frames = try dealer.receive(wait: false) {
+                guard let reply = frames.last else { continue }
+                answered += 1
+                if (try? JSONParser.parse(reply))?["ok"] != .bool(true) { refused += 1 }
+                write(String(decoding: reply, as: UTF8.self) + "\n", to: .standardOutput)
+            }
+        }
+        return refused == 0 ? 0 : 1
+    }
+
+    /// The non-blank lines, without their line endings.
+    static func lines(of bytes: [UInt8]) -> [[UInt8]] {
+        bytes.split(separator: UInt8(ascii: "\n")).map { line in
+            Array(line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...])
+        }.filter { line in !line.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") } }
+    }
+}

@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The one logger: a line per event, `2026-11-21T10:00:00.000Z info serve: listening commands=…`.
+///
+/// Long-running processes log to standard error; tests pass a sink that collects lines.
+/// Lines are written whole (one `write(2)` each), so threads never interleave within a line.
+public struct Logger: Sendable {
+    public enum Level: Int, Sendable, Comparable, CustomStringConvertible {
+        case debug, info, warning, error
+
+        public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+
+        public var description: String {
+            switch self {
+            case .debug: "debug"
+            case .info: "info"
+            case .warning: "warning"
+            case .error: "error"
+            }
+        }
+    }
+
+    public let label: String
+    public let minimumLevel: Level
+    private let clock: any WallClock
+    private let sink: @Sendable (String) -> Void
+
+    public init(
+        label: String, minimumLevel: Level = .info, clock: any WallClock = SystemClock(),
+        sink: @escaping @Sendable (String) -> Void = Logger.standardError
+    ) {
+        self.label = label
+        self.minimumLevel = minimumLevel
+        self.clock = clock
+        self.sink = sink
+    }
+
+    public func log(_ level: Level, _ message: String) {
+        guard level >= minimumLevel else { return }
+        sink("\(clock.now()) \(level) \(label): \(message)\n")
+    }
+
+    public func debug(_ message: String) { log(.debug, message) }
+    public func info(_ message: String) { log(.info, message) }
+    public func warning(_ message: String) { log(.warning, message) }
+    public func error(_ message: String) { log(.error, message) }
+
+    /// Writes a line to file descriptor 2 in one call.
+    @Sendable public static func standardError(_ line: String) {
+        let bytes = Array(line.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+}
