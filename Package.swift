@@ -51,14 +51,21 @@ let package = Package(
         .target(
             name: "CommandService", dependencies: ["Bus", "Domain", "EventStore", "Events", "StrataCore"],
             swiftSettings: strict),
+        // Realistic command streams (a lending and invoicing business) for the demo,
+        // the benchmarks and the end-to-end tests.
+        .target(
+            name: "Workloads", dependencies: ["CommandService", "Domain", "Events", "StrataCore"],
+            swiftSettings: strict),
         // Test support shipped as a library: in-memory store, fixed clock, domain scenarios.
         .target(
-            name: "StrataTesting", dependencies: ["Domain", "EventStore", "Events", "StrataCore"],
+            name: "StrataTesting", dependencies: ["Bus", "Domain", "EventStore", "Events", "StrataCore"],
             swiftSettings: strict),
         // The command line: argument parsing, configuration, subcommands.
         .target(
             name: "StrataCLI",
-            dependencies: ["Bus", "CommandService", "EventStore", "Events", "StrataCore", "StrataSQLite", "CSodium"],
+            dependencies: [
+                "Bus", "CommandService", "EventStore", "Events", "StrataCore", "StrataSQLite", "Workloads", "CSodium",
+            ],
             swiftSettings: strict),
         .executableTarget(name: "strata", dependencies: ["StrataCLI"], swiftSettings: strict),
 
@@ -73,6 +80,13 @@ let package = Package(
         .testTarget(
             name: "CommandServiceTests",
             dependencies: ["CommandService", "Bus", "Domain", "EventStore", "Events", "StrataCore", "StrataTesting"],
+            swiftSettings: strict),
+        // End to end: the real `strata serve` process, talked to over ZeroMQ on loopback.
+        .testTarget(
+            name: "ServiceTests",
+            dependencies: [
+                "strata", "Bus", "CommandService", "EventStore", "Events", "StrataCore", "StrataTesting", "Workloads",
+            ],
             swiftSettings: strict),
         .testTarget(name: "BusTests", dependencies: ["Bus", "StrataCore", "StrataTesting"], swiftSettings: strict),
         .testTarget(

@@ -50,32 +50,29 @@ enum SendCommand {
         let bodies = lines(of: Array(input))
 
         let context = try ZMQContext()
-        let dealer = try ZMQSocket(context, .dealer)
-        try dealer.setHighWaterMarks(send: 0, receive: 0)
-        try dealer.connect(configuration.commandsEndpoint)
-        defer { dealer.close() }
+        let client = try SignedClient(
+            context, endpoint: configuration.commandsEndpoint, keyId: key.id, secret: key.secret)
+        defer { client.close() }
 
         var sent = 0
         var answered = 0
         var refused = 0
         while answered < bodies.count {
             while sent < bodies.count && sent - answered < window {
-                let body = bodies[sent]
-                let header = RequestSignature.header(
-                    secret: key.secret, keyId: key.id, timestamp: Timestamp.now().secondsSinceEpoch, body: body)
-                try dealer.send([[], header.json, body])
+                try client.send(bodies[sent])
                 sent += 1
             }
-            guard try !zmqPollReadable([dealer], timeoutMilliseconds: Int(timeoutSeconds) * 1000).isEmpty else {
+            guard var reply = try client.receive(timeoutMilliseconds: Int(timeoutSeconds) * 1000) else {
                 throw CommandFailure.environment(
                     "no reply from \(configuration.commandsEndpoint) within \(timeoutSeconds) s "
                         + "(\(answered) of \(bodies.count) answered); is strata serve running?")
             }
-            while let frames = try dealer.receive(wait: false) {
-                guard let reply = frames.last else { continue }
+            while true {
                 answered += 1
                 if (try? JSONParser.parse(reply))?["ok"] != .bool(true) { refused += 1 }
                 write(String(decoding: reply, as: UTF8.self) + "\n", to: .standardOutput)
+                guard let next = try client.receive(timeoutMilliseconds: 0) else { break }
+                reply = next
             }
         }
         return refused == 0 ? 0 : 1

@@ -1,0 +1,50 @@
+import StrataCore
+
+/// A client of the signed endpoints (commands, history): a DEALER socket that signs each
+/// body with a key's secret and sends `["", header, body]`, pipelined. Replies come back
+/// in the order requests were sent.
+///
+/// Like every socket, it stays on the thread that made it.
+public final class SignedClient {
+    public let socket: ZMQSocket
+    private let keyId: String
+    private let secret: [UInt8]
+    private let clock: any WallClock
+
+    public init(
+        _ context: ZMQContext, endpoint: String, keyId: String, secret: [UInt8], clock: any WallClock = SystemClock()
+    ) throws(ZMQError) {
+        socket = try ZMQSocket(context, .dealer)
+        // Unbounded queues: a pipelined client decides its own window.
+        try socket.setHighWaterMarks(send: 0, receive: 0)
+        try socket.connect(endpoint)
+        self.keyId = keyId
+        self.secret = secret
+        self.clock = clock
+    }
+
+    /// Signs `body` as it is, now, and sends it.
+    public func send(_ body: [UInt8]) throws(ZMQError) {
+        let header = RequestSignature.header(
+            secret: secret, keyId: keyId, timestamp: clock.now().secondsSinceEpoch, body: body)
+        try socket.send([[], header.json, body])
+    }
+
+    /// The next reply's JSON bytes, or nil when none came within `timeoutMilliseconds`.
+    public func receive(timeoutMilliseconds: Int) throws(ZMQError) -> [UInt8]? {
+        guard try !zmqPollReadable([socket], timeoutMilliseconds: timeoutMilliseconds).isEmpty,
+            let frames = try socket.receive(wait: false)
+        else { return nil }
+        return frames.last ?? []
+    }
+
+    /// Sends one request and waits for its reply.
+    public func request(_ body: [UInt8], timeoutMilliseconds: Int = 10_000) throws(ZMQError) -> [UInt8]? {
+        try send(body)
+        return try receive(timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    public func close() {
+        socket.close()
+    }
+}

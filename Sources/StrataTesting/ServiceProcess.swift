@@ -1,0 +1,156 @@
+import Bus
+import Foundation
+import StrataCore
+import Synchronization
+
+/// A real `strata serve` child process on free loopback ports, for end-to-end tests.
+///
+/// `prepare` makes a data directory the way an operator would (`strata keys new`,
+/// `strata admin bootstrap`); `start` launches the service with every endpoint on port
+/// `*` and waits for its "ready" line, which names the ports the system chose.
+public final class ServiceProcess: Sendable {
+    /// The keys `prepare` creates: one for everything a service does, and one per scope.
+    public enum Keys {
+        public static let service = "svc"
+        public static let commandsOnly = "cmd-only"
+        public static let historyOnly = "hist-only"
+        /// Narrowed to act only for AGENT actors.
+        public static let agentsOnly = "agents-only"
+    }
+
+    /// The first admin `prepare` registers.
+    public static let admin = "root"
+
+    public let dataDirectory: URL
+    public let commands: String
+    public let events: String
+    public let history: String
+    private let process: Process
+    private let stderr: OutputBuffer
+
+    /// A data directory with the four keys and the first admin.
+    public static func prepare(_ dataDirectory: URL) throws {
+        let data = ["--data", dataDirectory.path]
+        for (id, scopes, extra) in [
+            (Keys.service, "commands,history", [String]()), (Keys.commandsOnly, "commands", []),
+            (Keys.historyOnly, "history", []), (Keys.agentsOnly, "commands", ["--roles", "AGENT"]),
+        ] {
+            let made = try ChildProcess.strata(["keys", "new", id, "--scope", scopes] + extra + data)
+            guard made.exitCode == 0 else { throw ServiceProcessError("keys new \(id): \(made.stderr)") }
+        }
+        let admin = try ChildProcess.strata(
+            ["admin", "bootstrap", "--id", admin, "--username", "root", "--email", "root@example.com"] + data)
+        guard admin.exitCode == 0 else { throw ServiceProcessError("admin bootstrap: \(admin.stderr)") }
+    }
+
+    /// Starts `strata serve` on `dataDirectory` and returns once it is ready.
+    public init(dataDirectory: URL, arguments: [String] = [], environment: [String: String] = [:]) throws {
+        self.dataDirectory = dataDirectory
+        let process = Process()
+        process.executableURL = ChildProcess.product("strata")
+        let any = "tcp://127.0.0.1:*"
+        process.arguments =
+            ["serve", "--data", dataDirectory.path, "--commands", any, "--events", any, "--history", any] + arguments
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
+        env.merge(environment) { _, new in new }
+        process.environment = env
+        let errorPipe = Pipe()
+        process.standardError = errorPipe
+        process.standardOutput = FileHandle.nullDevice
+        let stderr = OutputBuffer()
+        errorPipe.fileHandleForReading.readabilityHandler = { handle in
+            stderr.append(handle.availableData)
+        }
+        try process.run()
+        self.process = process
+        self.stderr = stderr
+
+        var ready: String?
+        let deadline = Date().addingTimeInterval(60)
+        while ready == nil {
+            let text = stderr.text
+            ready = text.split(separator: "\n").first { $0.contains(" ready ") }.map(String.init)
+            if ready != nil { break }
+            guard process.isRunning, Date() < deadline else {
+                process.terminate()
+                throw ServiceProcessError("strata serve did not become ready:\n\(text)")
+            }
+            usleep(20_000)
+        }
+        func field(_ name: String) -> String {
+            ready!.split(separator: " ").first { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) } ?? ""
+        }
+        commands = field("commands")
+        events = field("events")
+        history = field("history")
+    }
+
+    public var processIdentifier: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
+
+    /// What the service logged so far.
+    public var log: String { stderr.text }
+
+    public func send(signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the process to end; its exit code, or nil if it still runs after `timeout`
+    /// (a process killed by a signal reports the signal's number).
+    public func waitForExit(timeout: TimeInterval = 30) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning {
+            guard Date() < deadline else { return nil }
+            usleep(10_000)
+        }
+        return process.terminationStatus
+    }
+
+    /// Stops the service with SIGTERM and returns its exit code.
+    @discardableResult
+    public func stop() -> Int32? {
+        guard process.isRunning else { return process.terminationStatus }
+        send(signal: SIGTERM)
+        return waitForExit()
+    }
+
+    /// A key's secret from the data directory's key file.
+    public func secret(of keyId: String) throws -> [UInt8] {
+        let bytes = try Data(contentsOf: dataDirectory.appendingPathComponent("keys.json"))
+        guard let key = try KeyFile(json: bytes).key(keyId) else { throw ServiceProcessError("no key \(keyId)") }
+        return key.secret
+    }
+
+    /// A pipelined client of the commands endpoint signing with `keyId`.
+    public func commandClient(_ context: ZMQContext, key keyId: String = Keys.service) throws -> SignedClient {
+        try SignedClient(context, endpoint: commands, keyId: keyId, secret: secret(of: keyId))
+    }
+
+    /// A client of the history endpoint signing with `keyId`.
+    public func historyClient(_ context: ZMQContext, key keyId: String = Keys.service) throws -> SignedClient {
+        try SignedClient(context, endpoint: history, keyId: keyId, secret: secret(of: keyId))
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// What a child wrote, collected from libdispatch's reading thread.
+final class OutputBuffer: Sendable {
+    private let bytes = Mutex<[UInt8]>([])
+
+    func append(_ data: Data) {
+        bytes.withLock { $0.append(contentsOf: data) }
+    }
+
+    var text: String { String(decoding: bytes.withLock { $0 }, as: UTF8.self) }
+}
+
+public struct ServiceProcessError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
