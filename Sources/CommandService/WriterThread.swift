@@ -1,5 +1,6 @@
 import Bus
 import EventStore
+import Dispatch
 import Foundation
 import StrataCore
 
@@ -42,13 +43,13 @@ final class WriterThread {
 
     /// Runs until the queue is closed and drained, then tells the commands thread it is done.
     func run() throws(ZMQError) {
-        var nextHeartbeat = Date()
+        var nextHeartbeat = DispatchTime.now()
         while true {
             let (arrivals, finished) = queue.take(limit: batchLimit, waitingUntil: nextHeartbeat)
             if !arrivals.isEmpty { try handle(arrivals) }
-            if Date() >= nextHeartbeat {
+            if DispatchTime.now() >= nextHeartbeat {
                 try publisher.send(Heartbeat(head: head).frames)
-                nextHeartbeat = Date().addingTimeInterval(heartbeatInterval)
+                nextHeartbeat = DispatchTime.now() + heartbeatInterval
             }
             if finished { break }
         }
