@@ -1,0 +1,54 @@
+import Bus
+import CommandService
+import EventStore
+import StrataCore
+import Testing
+
+@Suite("History requests")
+struct HistoryRequestTests {
+    private func malformed(_ text: String) -> String? {
+        guard case .failure(let problem) = HistoryRequest.parse(Array(text.utf8)) else { return nil }
+        #expect(problem.error.code == .malformed)
+        #expect(problem.id == nil)
+        return problem.error.reason
+    }
+
+    @Test func readsAFullRequestAndDefaultsTheLimit() throws {
+        let full = try HistoryRequest.parse(Array(#"{"after":41,"limit":500,"categories":["loan","agent"]}"#.utf8)).get()
+        #expect(full == HistoryRequest(after: 41, limit: 500, categories: ["loan", "agent"]))
+        #expect(full.filter == .categories(["loan", "agent"]))
+        #expect(full.problem == nil)
+        let bare = try HistoryRequest.parse(Array(#"{"after":0}"#.utf8)).get()
+        #expect(bare.limit == HistoryRequest.defaultLimit)
+        #expect(bare.filter == .all)
+        #expect(try HistoryRequest.parse(full.json).get() == full, "json round-trips")
+    }
+
+    @Test func theBodysOwnFieldsAreMalformedWhenMissingOrMistyped() {
+        #expect(malformed("not json") == "BODY_NOT_JSON")
+        #expect(malformed("[1]") == "BODY_NOT_OBJECT")
+        #expect(malformed(#"{"after":1,"from":2}"#) == "UNKNOWN_BODY_FIELD")
+        #expect(malformed(#"{"limit":10}"#) == "INVALID_AFTER_FIELD")
+        #expect(malformed(#"{"after":"10"}"#) == "INVALID_AFTER_FIELD")
+        #expect(malformed(#"{"after":1,"limit":"10"}"#) == "INVALID_LIMIT_FIELD")
+        #expect(malformed(#"{"after":1,"limit":1.5}"#) == "BODY_NOT_JSON", "numbers are integers only")
+        #expect(malformed(#"{"after":1,"categories":"loan"}"#) == "INVALID_CATEGORIES_FIELD")
+        #expect(malformed(#"{"after":1,"categories":["loan",3]}"#) == "INVALID_CATEGORIES_FIELD")
+        #expect(malformed(#"{"after":1,"after":2}"#) == "BODY_NOT_JSON", "duplicate keys are not strict JSON")
+    }
+
+    @Test func valuesOutOfRangeAreInvalidWithEveryProblemListed() throws {
+        let request = try HistoryRequest.parse(Array(#"{"after":-1,"limit":10001,"categories":["loan","Loan-X"]}"#.utf8)).get()
+        let problem = try #require(request.problem)
+        #expect(problem.code == .invalid)
+        #expect(problem.reason == "OUT_OF_RANGE")
+        #expect(
+            problem.details == [
+                .init(field: "after", reason: "OUT_OF_RANGE"), .init(field: "limit", reason: "OUT_OF_RANGE"),
+                .init(field: "categories[1]", reason: "INVALID_FORMAT"),
+            ])
+        #expect(HistoryRequest(after: 0, limit: 0).problem?.details == [.init(field: "limit", reason: "OUT_OF_RANGE")])
+        #expect(HistoryRequest(after: 0, limit: 10_000).problem == nil)
+        #expect(HistoryRequest(after: 0, categories: []).problem?.details == [.init(field: "categories", reason: "EMPTY")])
+    }
+}
