@@ -1,4 +1,5 @@
 import Bus
+import Dispatch
 import CZeroMQ
 import Domain
 import Events
@@ -48,8 +49,8 @@ final class CommandIngress {
         self.clock = clock
     }
 
-    /// Runs until the writer says it is done (after a stop), then answers anything still
-    /// waiting with UNAVAILABLE and closes the socket.
+    /// Runs until the writer says it is done (after a stop), then answers everything still
+    /// waiting UNAVAILABLE and closes the socket.
     func run() throws(ZMQError) {
         var queueClosed = false
         var writerDone = false
@@ -58,13 +59,15 @@ final class CommandIngress {
                 queue.close()
                 queueClosed = true
             }
-            // While the writer is behind, leave requests in libzmq's queues (and TCP's).
-            let readRequests = queueClosed || queue.hasRoom
+            // While the writer is behind, leave requests in libzmq's queues (and TCP's). Once
+            // stopping, leave them there until the writer has answered all it took, so that
+            // an UNAVAILABLE never overtakes an earlier command's reply.
+            let readRequests = !queueClosed && queue.hasRoom
             let ready = try zmqPollReadable(readRequests ? [replies, router] : [replies], timeoutMilliseconds: 50)
             if ready.contains(0) { writerDone = try forwardReplies() }
-            if readRequests && ready.contains(1) { try admitWaiting(queueClosed: queueClosed) }
+            if readRequests && ready.contains(1) { try admitWaiting() }
         }
-        try admitWaiting(queueClosed: true)
+        try refuseWaiting()
         router.close()
         replies.close()
     }
@@ -78,28 +81,41 @@ final class CommandIngress {
         return false
     }
 
-    private func admitWaiting(queueClosed: Bool) throws(ZMQError) {
+    private func admitWaiting() throws(ZMQError) {
         var arrivals: [Arrival] = []
         for _ in 0..<Self.readBurst {
             guard let frames = try router.receive(wait: false) else { break }
-            let now = clock.now().secondsSinceEpoch
-            guard let admitted = gate.admit(frames, now: now, readBody: CommandBody.parse) else { continue }
-            switch admitted {
-            case .failure(let refused):
-                arrivals.append(
-                    .refused(
-                        routingId: refused.routingId,
-                        reply: CommandReply.refused(id: refused.id, duplicate: false, error: refused.error).json))
-            case .success(let request):
-                arrivals.append(
-                    .command(
-                        CommandWriter.Pending(
-                            routingId: request.routingId, keyId: request.key.id, keyRoles: keyRoles[request.key.id],
-                            body: request.body, bodyBytes: request.bodyBytes)))
-            }
+            if let arrival = admit(frames) { arrivals.append(arrival) }
         }
-        if queueClosed || !queue.offer(arrivals) {
-            for arrival in arrivals { try router.send(Self.unavailable(arrival)) }
+        // The queue closes only on this thread, so the offer cannot be refused here.
+        _ = queue.offer(arrivals)
+    }
+
+    /// After the writer is done: every request still waiting gets its gate refusal or
+    /// UNAVAILABLE, until the socket is empty (or a second has passed, against a client
+    /// that never stops sending).
+    private func refuseWaiting() throws(ZMQError) {
+        let deadline = DispatchTime.now() + .seconds(1)
+        while DispatchTime.now() < deadline, let frames = try router.receive(wait: false) {
+            if let arrival = admit(frames) { try router.send(Self.unavailable(arrival)) }
+        }
+    }
+
+    /// One request through the gate: a command for the writer or a refusal already written.
+    private func admit(_ frames: [[UInt8]]) -> Arrival? {
+        let now = clock.now().secondsSinceEpoch
+        switch gate.admit(frames, now: now, readBody: CommandBody.parse) {
+        case nil:
+            return nil
+        case .failure(let refused)?:
+            return .refused(
+                routingId: refused.routingId,
+                reply: CommandReply.refused(id: refused.id, duplicate: false, error: refused.error).json)
+        case .success(let request)?:
+            return .command(
+                CommandWriter.Pending(
+                    routingId: request.routingId, keyId: request.key.id, keyRoles: keyRoles[request.key.id],
+                    body: request.body, bodyBytes: request.bodyBytes))
         }
     }
 
