@@ -68,13 +68,14 @@ public final class CommandServer: Sendable {
     /// threads. Returns once the service answers requests.
     public static func start(_ settings: Settings, logger: Logger) throws(ServerError) -> CommandServer {
         let keyRoles = try roles(of: settings.keys)
-        let store: SQLiteEventStore
-        let reader: SQLiteEventStore
+        let writerStore: HandOff<SQLiteEventStore>
+        let readerStore: HandOff<SQLiteEventStore>
         let head: Int64
         do {
-            store = try SQLiteEventStore(path: settings.storePath, clock: settings.clock)
-            reader = try SQLiteEventStore(readingAt: settings.storePath)
+            let store = try SQLiteEventStore(path: settings.storePath, clock: settings.clock)
             head = try store.head()
+            writerStore = HandOff(store)
+            readerStore = HandOff(try SQLiteEventStore(readingAt: settings.storePath))
         } catch let error where error.kind == .locked {
             throw ServerError(.storeLocked, error.message)
         } catch {
@@ -124,7 +125,7 @@ public final class CommandServer: Sendable {
                     let writer: CommandWriter
                     do throws(StoreError) {
                         writer = try CommandWriter(
-                            store: store, configuration: settings.domain, clock: clock,
+                            store: writerStore.take()!, configuration: settings.domain, clock: clock,
                             cacheCapacity: settings.cacheCapacity)
                     } catch {
                         throw ServerError(.environment, "cannot read the event store: \(error.message)")
@@ -150,7 +151,7 @@ public final class CommandServer: Sendable {
                 let responder: HistoryResponder
                 do throws(ZMQError) {
                     responder = try HistoryResponder(
-                        endpoint: settings.historyEndpoint, store: reader, gate: historyGate, control: control,
+                        endpoint: settings.historyEndpoint, store: readerStore.take()!, gate: historyGate, control: control,
                         clock: clock)
                 } catch {
                     return ready.report(.failure(bindFailure("history", settings.historyEndpoint, error)))

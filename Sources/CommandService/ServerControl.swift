@@ -83,6 +83,25 @@ final class StartupLatch: Sendable {
     }
 }
 
+/// A value handed to exactly one thread. The thread takes it into a local, so it is
+/// released when the thread's work returns, before the thread reports that it has ended:
+/// a store handed this way has closed (and dropped its writer lock) by the time
+/// `CommandServer.wait()` returns.
+final class HandOff<Value: Sendable>: Sendable {
+    private let value: Mutex<Value?>
+
+    init(_ value: Value) {
+        self.value = Mutex(value)
+    }
+
+    func take() -> Value? {
+        value.withLock { stored in
+            defer { stored = nil }
+            return stored
+        }
+    }
+}
+
 /// Why the command service could not start, or stopped.
 public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {

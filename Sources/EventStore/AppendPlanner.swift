@@ -41,7 +41,10 @@ package enum AppendPlanner {
 
         for command in commands {
             if let earlier = try backend.journalEntry(commandId: command.commandId) {
-                results.append(earlier.bodyDigest == command.bodyDigest ? .duplicate(earlier) : .idReused(earlier))
+                // A retry is the same body from the same key; anything else under that id
+                // must not learn (or share) the first command's outcome.
+                let isRetry = earlier.bodyDigest == command.bodyDigest && earlier.keyId == command.keyId
+                results.append(isRetry ? .duplicate(earlier) : .idReused(earlier))
                 continue
             }
             let outcome: CommandOutcome

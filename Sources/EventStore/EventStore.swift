@@ -245,9 +245,11 @@ public enum CommandResult: Sendable, Equatable {
     /// Decided now and journaled: accepted (events written) or refused (a version
     /// conflict found by the store, or the refusal the caller decided).
     case recorded(CommandOutcome)
-    /// The id was decided before with the same body: its original outcome; nothing written.
+    /// The id was decided before with the same body from the same key: its original
+    /// outcome; nothing written.
     case duplicate(JournalEntry)
-    /// The id was decided before with a different body: refuse as CONFLICT; nothing written.
+    /// The id was decided before with a different body, or by another key: refuse as
+    /// CONFLICT; nothing written.
     case idReused(JournalEntry)
 
     public var outcome: CommandOutcome {
@@ -256,7 +258,7 @@ public enum CommandResult: Sendable, Equatable {
         case .duplicate(let entry): return entry.outcome
         case .idReused(let entry):
             return .refused(
-                StrataError(.conflict, reason: "COMMAND_ID_REUSED", "command id \(entry.commandId) was used for another body"))
+                StrataError(.conflict, reason: "COMMAND_ID_REUSED", "command id \(entry.commandId) was used before for another body or by another key"))
         }
     }
 }

@@ -8,7 +8,9 @@ import StrataCore
 /// borrowers' accounts, and per loan the request, the approval and a first payment.
 ///
 /// Deterministic: the same settings give the same bodies, byte for byte. Every id starts
-/// with `prefix`, so runs against one store never collide.
+/// with `prefix`, so runs against one store never collide. Every business date is `today`
+/// as the caller gives it (never the server's default), so a run that crosses midnight
+/// still dates its payments on or after their approvals.
 public struct LendingWorkload: Sendable {
     public let admin: String
     public let prefix: String
@@ -77,8 +79,8 @@ public struct LendingWorkload: Sendable {
                     RequestLoan(
                         loanId: id, accountId: accountId(account), principalCents: principal,
                         monthlyRateBp: 300 + loan % 201, tenureMonths: 2 + loan % 11,
-                        frequency: LoanFrequency.allCases[loan % 3]))),
-            body("loan-\(loan)-approve", actor: admin, .approveLoan(ApproveLoan(loanId: id))),
+                        frequency: LoanFrequency.allCases[loan % 3], requestedOn: today))),
+            body("loan-\(loan)-approve", actor: admin, .approveLoan(ApproveLoan(loanId: id, approvedOn: today))),
             body(
                 "loan-\(loan)-pay", actor: agent,
                 .receivePayment(

@@ -146,6 +146,17 @@ struct StoreConformanceTests {
         #expect(try store.version(of: stream("loan-L2")) == 0)
         // The journal still holds the first body's digest.
         #expect(try store.journalEntry(commandId: "id-1")?.bodyDigest == digest("first"))
+
+        // The same body from another key is not a retry either.
+        let first = try command("id-1", [event("loan-L1")], body: "first")
+        let otherKey = try CommandWrite(
+            commandId: "id-1", bodyDigest: first.bodyDigest, keyId: "other", actor: first.actor,
+            commandType: first.commandType, decision: first.decision)
+        guard case .idReused = try store.append(otherKey) else {
+            Issue.record("the same body from another key must be refused as a reused id")
+            return
+        }
+        #expect(try store.head() == 1)
     }
 
     @Test(arguments: StoreKind.allCases)

@@ -7,17 +7,17 @@ import StrataSQLite
 /// times in one run (min / median / max) beside its reference ceiling, because only
 /// ratios measured side by side mean anything on a shared machine.
 enum BenchCommand {
-    static let scenarios = ["append"]
+    static let scenarios = ["append", BenchCommandsScenario.name]
 
     static let spec = CommandSpec(
         ["bench"], summary: "Run a benchmark scenario and print its figures.",
-        arguments: [ArgumentSpec("SCENARIO", help: "append")],
+        arguments: [ArgumentSpec("SCENARIO", help: "append or commands")],
         options: [
             OptionSpec("events", value: "N", help: "Events per run (default 100000)."),
             OptionSpec("repeat", value: "R", help: "Runs per figure (default 3)."),
             OptionSpec("dir", value: "DIR", help: "Where to put scratch stores (default: a new temporary directory)."),
             OptionSpec("json", help: "One JSON line per figure instead of a table."),
-        ],
+        ] + BenchCommandsScenario.options,
         discussion: """
             append: events/s through the store API (group commits of 100 commands of one event, and
             one command of 100 events; ≈ 300-byte payloads; WAL, synchronous=FULL, chain hashing on),
@@ -25,7 +25,7 @@ enum BenchCommand {
             row size, same unique (stream, version) index, same durability settings), and raw SQLite at
             the store's own commit size (100 rows per transaction), which separates the store's own
             cost from the cost of committing (one fsync per transaction).
-            """)
+            """ + "\n\n" + BenchCommandsScenario.discussion)
 
     struct Figure {
         let scenario: String
@@ -66,6 +66,9 @@ enum BenchCommand {
         let runs = Int(try arguments.integer("repeat", in: 1...100) ?? 3)
         let directory = try scratchDirectory(arguments.value("dir"))
         defer { if arguments.value("dir") == nil { try? FileManager.default.removeItem(atPath: directory) } }
+        if scenario == BenchCommandsScenario.name {
+            return try BenchCommandsScenario.run(arguments, directory: directory, runs: runs)
+        }
 
         var raw: [Double] = []
         var raw100: [Double] = []

@@ -1,0 +1,484 @@
+import Bus
+import CSodium
+import CommandService
+import EventStore
+import Events
+import Foundation
+import StrataCore
+import Synchronization
+import Workloads
+
+/// `strata bench commands`: signed commands end to end — ZeroMQ on loopback, the real
+/// command service in this process, the real SQLite store (WAL, synchronous=FULL) in a
+/// scratch directory, every reply sent only once its command is durable.
+///
+/// Each run gets a fresh store and a fresh service: the first admin is written straight
+/// into the store (as `strata admin bootstrap` does), the store is closed so the service
+/// can take the writer lock, and the workload's setup (agents, their approval, accounts)
+/// is sent before anything is timed.
+enum BenchCommandsScenario {
+    static let name = "commands"
+
+    /// Pipelined clients in the throughput runs, each a DEALER on its own thread.
+    static let clients = 16
+    /// Commands each throughput client sends ahead of their replies.
+    static let window = 256
+    /// Paced clients in the latency run, sharing the rate between them.
+    static let latencyClients = 4
+    /// How long a client waits without any reply before the run fails.
+    static let replyTimeout: Duration = .seconds(60)
+
+    static let throughputTarget = 50_000.0
+    static let p99TargetMicroseconds = 5_000.0
+
+    static let options = [
+        OptionSpec("loans", value: "N", help: "commands: loans per throughput run (default 10000)."),
+        OptionSpec("rate", value: "N", help: "commands: commands/s in the latency run (default 2000)."),
+        OptionSpec("seconds", value: "S", help: "commands: length of the latency run (default 5)."),
+    ]
+
+    static let discussion = """
+        commands: signed commands end to end through ZeroMQ on loopback, the command service
+        in-process on a fresh SQLite store per run (WAL, synchronous=FULL, durable before reply).
+        Throughput: \(clients) pipelined DEALER clients, one thread each, at most \(window) commands in
+        flight each; the lending loop (setup, then per loan RequestLoan, ApproveLoan, ReceivePayment,
+        loans split across clients), then a mix (even units a loan, odd units an invoice:
+        CreateInvoice, RecordInvoicePayment). commands/s = accepted commands / wall time from the
+        first send to the last reply. Latency: \(latencyClients) clients pacing sends open-loop at --rate
+        between them for --seconds; each command's time from its scheduled send to its reply, as
+        p50 / p99 / max. Any reply other than ok:true fails the benchmark (exit 1).
+        """
+
+    // MARK: - The scenario
+
+    static func run(_ arguments: ParsedArguments, directory: String, runs: Int) throws -> Int32 {
+        if arguments.value("events") != nil { throw UsageError("--events is for the append scenario; commands takes --loans") }
+        let loans = Int(try arguments.integer("loans", in: 1...10_000_000) ?? 10_000)
+        let rate = Int(try arguments.integer("rate", in: 1...1_000_000) ?? 2000)
+        let seconds = Int(try arguments.integer("seconds", in: 1...3600) ?? 5)
+        let keepStores = arguments.value("dir") != nil
+        let today = Timestamp.now().date
+        let workload = LendingWorkload(admin: "bench-admin", prefix: "b", today: today)
+
+        // Every body is built and encoded before anything is timed.
+        let lending = Plan(units: (0..<loans).map { workload.loan($0) }, clients: clients)
+        let mix = Plan(
+            units: (0..<loans).map { $0 % 2 == 0 ? workload.loan($0) : workload.invoice($0) }, clients: clients)
+        let latencyLoans = (rate * seconds + 2) / 3
+        let paced = Plan(units: (0..<latencyLoans).map { workload.loan($0) }, clients: latencyClients)
+        let setup = Plan(units: [workload.setup()], clients: 1)
+
+        var lendingRates: [Double] = []
+        var mixRates: [Double] = []
+        var p50: [Double] = []
+        var p99: [Double] = []
+        var worst: [Double] = []
+        for run in 0..<runs {
+            lendingRates.append(
+                try withService(at: "\(directory)/commands-lending-\(run).db", admin: workload.admin, keep: keepStores) { service in
+                    try service.send(setup)
+                    return try service.throughput(lending)
+                })
+            mixRates.append(
+                try withService(at: "\(directory)/commands-mix-\(run).db", admin: workload.admin, keep: keepStores) { service in
+                    try service.send(setup)
+                    return try service.throughput(mix)
+                })
+            let latencies = try withService(at: "\(directory)/commands-latency-\(run).db", admin: workload.admin, keep: keepStores) {
+                service in
+                try service.send(setup)
+                return try service.latencies(paced, rate: rate)
+            }
+            p50.append(percentile(latencies, 0.50))
+            p99.append(percentile(latencies, 0.99))
+            worst.append(latencies.max()!)
+        }
+
+        let throughputFacts: [String: JSONValue] = [
+            "clients": .integer(Int64(clients)), "window": .integer(Int64(window)),
+            "target": .integer(Int64(throughputTarget)),
+        ]
+        let latencyFacts: [String: JSONValue] = [
+            "clients": .integer(Int64(latencyClients)), "rate": .integer(Int64(rate)),
+            "commands": .integer(Int64(paced.commands)),
+        ]
+        let figures: [(BenchCommand.Figure, [String: JSONValue])] = [
+            (
+                figure("commands/s, lending loop", "commands/s", lendingRates),
+                throughputFacts.merging(["commands": .integer(Int64(lending.commands))]) { $1 }
+            ),
+            (
+                figure("commands/s, mix with invoices", "commands/s", mixRates),
+                throughputFacts.merging(["commands": .integer(Int64(mix.commands))]) { $1 }
+            ),
+            (figure("latency p50 at \(rate) commands/s", "us", p50), latencyFacts),
+            (
+                figure("latency p99 at \(rate) commands/s", "us", p99),
+                latencyFacts.merging(["target": .integer(Int64(p99TargetMicroseconds))]) { $1 }
+            ),
+            (figure("latency max at \(rate) commands/s", "us", worst), latencyFacts),
+        ]
+        if arguments.flag("json") {
+            for (figure, facts) in figures {
+                guard case .object(let members) = figure.json else { continue }
+                printLine(CanonicalJSON.string(.object(members.merging(facts) { old, _ in old })))
+            }
+        } else {
+            printLine(
+                "strata bench commands — \(runs) runs; figures are min / median / max; every store WAL, synchronous=FULL")
+            printLine(
+                "  throughput: \(clients) pipelined clients × \(window) in flight; lending \(BenchCommand.format(Double(lending.commands))) "
+                    + "commands (\(BenchCommand.format(Double(loans))) loans), mix \(BenchCommand.format(Double(mix.commands))) commands")
+            printLine(
+                "  latency: \(latencyClients) clients paced open-loop at \(BenchCommand.format(Double(rate))) commands/s for \(seconds) s "
+                    + "(\(BenchCommand.format(Double(paced.commands))) commands), scheduled send → reply")
+            printTable(figures.map(\.0))
+        }
+        return 0
+    }
+
+    static func figure(_ measure: String, _ unit: String, _ samples: [Double]) -> BenchCommand.Figure {
+        BenchCommand.Figure(
+            scenario: name, measure: measure, unit: unit, samples: samples, ceiling: nil, sameSizeRaw: nil)
+    }
+
+    /// Nearest rank.
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        let sorted = values.sorted()
+        let rank = Int((p * Double(sorted.count)).rounded(.up))
+        return sorted[max(0, min(sorted.count - 1, rank - 1))]
+    }
+
+    static func printTable(_ figures: [BenchCommand.Figure]) {
+        func cell(_ f: BenchCommand.Figure, _ value: Double) -> String {
+            f.unit == "us" ? String(format: "%.2f", value / 1000) : BenchCommand.format(value)
+        }
+        let rows = figures.map { f -> [String] in
+            var target = "—"
+            if f.unit == "commands/s" {
+                target = "\(Int((f.median / throughputTarget * 100).rounded()))% of 50 k/s target"
+            } else if f.measure.hasPrefix("latency p99") {
+                target = f.median < p99TargetMicroseconds ? "below the 5 ms target" : "ABOVE the 5 ms target"
+            }
+            return [
+                f.measure, f.unit == "us" ? "ms" : f.unit, cell(f, f.sorted.first!), cell(f, f.median), cell(f, f.sorted.last!),
+                target,
+            ]
+        }
+        let header = ["measure", "unit", "min", "median", "max", "target"]
+        let widths = (0..<header.count).map { i in ([header] + rows).map { $0[i].count }.max()! }
+        for row in [header] + rows {
+            let cells = zip(row, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }
+            printLine(cells.joined(separator: "  ").trimmingSpaces())
+        }
+    }
+
+    // MARK: - What the clients send
+
+    /// Command bodies split across clients, encoded, with the tail each one's reply must
+    /// have. A unit (a loan's three commands, an invoice's two) stays on one client, in
+    /// order, since each command depends on the one before; units go round-robin.
+    struct Plan: Sendable {
+        struct Client: Sendable {
+            var bodies: [[UInt8]] = []
+            /// `"id":"<id>","ok":true}`: how an accepted reply ends in canonical JSON (its
+            /// members sorted: duplicate, events, id, ok), and it names the command sent.
+            var acceptedTails: [[UInt8]] = []
+        }
+
+        let clients: [Client]
+
+        init(units: [[CommandBody]], clients count: Int) {
+            var clients = Array(repeating: Client(), count: count)
+            for (index, unit) in units.enumerated() {
+                for body in unit {
+                    clients[index % count].bodies.append(body.json)
+                    clients[index % count].acceptedTails.append(
+                        Array("\"id\":".utf8) + CanonicalJSON.bytes(.string(body.id)) + Array(",\"ok\":true}".utf8))
+                }
+            }
+            self.clients = clients.filter { !$0.bodies.isEmpty }
+        }
+
+        var commands: Int { clients.reduce(0) { $0 + $1.bodies.count } }
+    }
+
+    static let acceptedHead = Array("{\"duplicate\":false,".utf8)
+
+    /// Whether `reply` accepts, as new, the command whose tail is `tail`.
+    static func isAccepted(_ reply: [UInt8], tail: [UInt8]) -> Bool {
+        reply.count >= acceptedHead.count + tail.count && reply.starts(with: acceptedHead)
+            && reply[(reply.count - tail.count)...].elementsEqual(tail)
+    }
+
+    static func refusal(_ reply: [UInt8]) -> String {
+        "a command was not accepted: \(String(decoding: reply.prefix(600), as: UTF8.self))"
+    }
+
+    // MARK: - The service
+
+    /// A fresh store with the first admin, the service on it, and the benchmark's key.
+    struct Service {
+        let server: CommandServer
+        let keyId = "bench"
+        let secret: [UInt8]
+        let context: ZMQContext
+
+        var endpoint: String { server.endpoints.commands }
+
+        /// Sends `plan` from its clients at full speed (each pipelined, `window` ahead);
+        /// accepted commands per second, from the first send to the last reply.
+        func throughput(_ plan: Plan) throws -> Double {
+            let results = try runClients(plan) { client, work, go in
+                go()
+                let first = ContinuousClock.now
+                try pipeline(client, work)
+                return Timing(start: first, end: ContinuousClock.now, latencies: [])
+            }
+            let start = results.map(\.start).min()!
+            let end = results.map(\.end).max()!
+            return Double(plan.commands) / BenchCommand.seconds(between: start, and: end)
+        }
+
+        /// Sends `plan` one client after another, pipelined, untimed (the setup).
+        func send(_ plan: Plan) throws {
+            _ = try runClients(plan) { client, work, go in
+                go()
+                try pipeline(client, work)
+                return Timing(start: .now, end: .now, latencies: [])
+            }
+        }
+
+        /// Sends `plan` open-loop: command k of all (interleaved across clients) is sent
+        /// at start + k / rate, whatever has been answered. Each command's latency in µs,
+        /// from when it was due to be sent to when its reply was read.
+        func latencies(_ plan: Plan, rate: Int) throws -> [Double] {
+            let interval = Duration.seconds(1) / rate
+            let count = plan.clients.count
+            let start = Locked<ContinuousClock.Instant?>(nil)
+            let results = try runClients(plan) { client, work, go in
+                go()
+                let t0 = start.withLock { value in
+                    if value == nil { value = .now + .milliseconds(20) }
+                    return value!
+                }
+                return try paced(client, work, due: { k in t0 + interval * (k * count + work.index) })
+            }
+            return results.flatMap(\.latencies)
+        }
+
+        struct Work: Sendable {
+            let index: Int
+            let client: Plan.Client
+        }
+
+        struct Timing: Sendable {
+            let start: ContinuousClock.Instant
+            let end: ContinuousClock.Instant
+            let latencies: [Double]
+        }
+
+        /// One thread per client of `plan`, each with its own DEALER; they start `body`
+        /// together (after `go()`, once every client is connected), and the first error
+        /// fails the run.
+        func runClients(
+            _ plan: Plan,
+            _ body: @escaping @Sendable (SignedClient, Work, _ go: () -> Void) throws -> Timing
+        ) throws -> [Timing] {
+            let outcomes = Locked<[Int: Result<Timing, any Error>]>([:])
+            let ready = DispatchSemaphore(value: 0)
+            let go = DispatchSemaphore(value: 0)
+            let done = DispatchGroup()
+            let (context, endpoint, keyId, secret) = (context, endpoint, keyId, secret)
+            for (index, client) in plan.clients.enumerated() {
+                done.enter()
+                let thread = Thread {
+                    defer { done.leave() }
+                    var signalled = false
+                    let outcome: Result<Timing, any Error>
+                    do {
+                        let socket = try SignedClient(context, endpoint: endpoint, keyId: keyId, secret: secret)
+                        defer { socket.close() }
+                        outcome = .success(
+                            try body(socket, Work(index: index, client: client)) {
+                                signalled = true
+                                ready.signal()
+                                go.wait()
+                            })
+                    } catch {
+                        outcome = .failure(error)
+                    }
+                    if !signalled {
+                        ready.signal()
+                        go.wait()
+                    }
+                    outcomes.withLock { $0[index] = outcome }
+                }
+                thread.name = "bench-client-\(index)"
+                thread.start()
+            }
+            for _ in plan.clients { ready.wait() }
+            for _ in plan.clients { go.signal() }
+            done.wait()
+            return try outcomes.withLock { outcomes in
+                try (0..<plan.clients.count).map { try outcomes[$0]!.get() }
+            }
+        }
+    }
+
+    /// Sends every body of `work`, at most `window` ahead of the replies, and checks each
+    /// reply as it comes.
+    static func pipeline(_ client: SignedClient, _ work: Service.Work) throws {
+        let bodies = work.client.bodies
+        let tails = work.client.acceptedTails
+        var sent = 0
+        var answered = 0
+        while answered < bodies.count {
+            while sent < bodies.count && sent - answered < window {
+                try client.send(bodies[sent])
+                sent += 1
+            }
+            guard var frames = try client.socket.receive(wait: false) ?? awaitReply(client) else {
+                throw CommandFailure.problem(
+                    "no reply within \(replyTimeout) (\(answered) of \(bodies.count) answered on one client)")
+            }
+            while true {
+                let reply = frames.last ?? []
+                guard isAccepted(reply, tail: tails[answered]) else { throw CommandFailure.problem(refusal(reply)) }
+                answered += 1
+                guard let next = try client.socket.receive(wait: false) else { break }
+                frames = next
+            }
+        }
+    }
+
+    static func awaitReply(_ client: SignedClient) throws -> [[UInt8]]? {
+        let timeout = Int(replyTimeout.components.seconds) * 1000
+        guard try !zmqPollReadable([client.socket], timeoutMilliseconds: timeout).isEmpty else { return nil }
+        return try client.socket.receive(wait: false)
+    }
+
+    /// Sends each body of `work` when it is due, reading replies in between; a reply is
+    /// read within ≈ 0.1 ms of its arrival, and a send is late by about as much.
+    static func paced(
+        _ client: SignedClient, _ work: Service.Work, due: (Int) -> ContinuousClock.Instant
+    ) throws -> Service.Timing {
+        let bodies = work.client.bodies
+        let tails = work.client.acceptedTails
+        var latencies: [Double] = []
+        latencies.reserveCapacity(bodies.count)
+        var sent = 0
+        var lastProgress = ContinuousClock.now
+        while latencies.count < bodies.count {
+            var now = ContinuousClock.now
+            while sent < bodies.count && due(sent) <= now {
+                try client.send(bodies[sent])
+                sent += 1
+            }
+            while let frames = try client.socket.receive(wait: false) {
+                now = ContinuousClock.now
+                let reply = frames.last ?? []
+                guard isAccepted(reply, tail: tails[latencies.count]) else { throw CommandFailure.problem(refusal(reply)) }
+                latencies.append((now - due(latencies.count)) / .microseconds(1))
+                lastProgress = now
+            }
+            if latencies.count == bodies.count { break }
+            now = ContinuousClock.now
+            if now - lastProgress > replyTimeout {
+                throw CommandFailure.problem(
+                    "no reply within \(replyTimeout) (\(latencies.count) of \(bodies.count) answered on one client)")
+            }
+            let untilNext = sent < bodies.count ? due(sent) - now : .milliseconds(100)
+            if untilNext >= .milliseconds(1) {
+                _ = try zmqPollReadable([client.socket], timeoutMilliseconds: Int(untilNext / .milliseconds(1)))
+            } else if untilNext > .zero {
+                usleep(UInt32(min(100, max(1, untilNext / .microseconds(1)))))
+            }
+        }
+        return Service.Timing(start: due(0), end: ContinuousClock.now, latencies: latencies)
+    }
+
+    /// Runs `body` against a fresh service on a new store at `path`, then stops it.
+    ///
+    /// `CommandServer.wait()` returns once its threads' bodies have ended, but the store
+    /// connections they hold may still be closing (SQLite deleting its -wal and -shm files),
+    /// which can make a recursive removal of the directory fail half-way; so unless `keep`,
+    /// the run's own files are unlinked here, one by one, whatever has gone already.
+    static func withService<T>(at path: String, admin: String, keep: Bool, _ body: (Service) throws -> T) throws -> T {
+        defer {
+            if !keep { for suffix in ["", "-wal", "-shm", "-lock"] { unlink(path + suffix) } }
+        }
+        let secret = try randomSecret()
+        try bootstrapAdmin(admin, storePath: path)
+        var keys = KeyFile()
+        try keys.add(KeyFile.Key(id: "bench", secret: secret, scopes: [.commands]))
+        let any = "tcp://127.0.0.1:*"
+        let settings = CommandServer.Settings(
+            storePath: path, keys: keys, commandsEndpoint: any, eventsEndpoint: any, historyEndpoint: any)
+        let server: CommandServer
+        do throws(ServerError) {
+            server = try CommandServer.start(settings, logger: Logger(label: "bench-serve", minimumLevel: .warning))
+        } catch {
+            throw CommandFailure.environment("cannot start the command service: \(error.message)")
+        }
+        let context = try ZMQContext()
+        let result: Result<T, any Error>
+        do {
+            result = .success(try body(Service(server: server, secret: secret, context: context)))
+        } catch {
+            result = .failure(error)
+        }
+        server.stop()
+        if let failure = server.wait() {
+            throw CommandFailure.problem("the command service failed: \(failure)")
+        }
+        return try result.get()
+    }
+
+    static func randomSecret() throws -> [UInt8] {
+        guard sodium_init() >= 0 else { throw CommandFailure.environment("libsodium failed to initialise") }
+        var secret = [UInt8](repeating: 0, count: 32)
+        randombytes_buf(&secret, secret.count)
+        return secret
+    }
+
+    /// What `strata admin bootstrap` does: UserRegistered {ADMIN, APPROVED} appended as an
+    /// operator act. The store is closed on return (its deinit releases the writer lock),
+    /// so the service can open it.
+    static func bootstrapAdmin(_ id: String, storePath: String) throws {
+        let store: SQLiteEventStore
+        do {
+            store = try SQLiteEventStore(path: storePath)
+        } catch {
+            throw CommandFailure.environment("cannot create the store \(storePath): \(error)")
+        }
+        let stream = StreamName(category: "user", id: id)!
+        let email = "\(id)@bench.example.com"
+        let event = UserRegistered(userId: id, username: id, email: PersonalData(email), role: .admin, status: .approved)
+        let body = CanonicalJSON.bytes(["id": .string(id), "username": .string(id), "email": .string(email)])
+        let write = try CommandWrite(
+            commandId: "operator-bootstrap-\(id)", bodyDigest: HashChain.sha256(body), actor: "operator",
+            commandType: "BootstrapAdmin",
+            decision: .append([NewEvent(stream: stream, event: event)], expectations: [stream: .exactly(0)]))
+        guard case .accepted = try store.append(write).outcome else {
+            throw CommandFailure.environment("cannot register the admin in \(storePath)")
+        }
+    }
+}
+
+/// A value shared between client threads.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: Value) { mutex = Mutex(value) }
+
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        try mutex.withLock { try body(&$0) }
+    }
+}
+
+extension BenchCommand {
+    static func seconds(between start: ContinuousClock.Instant, and end: ContinuousClock.Instant) -> Double {
+        (end - start) / .seconds(1)
+    }
+}
