@@ -413,23 +413,9 @@ private struct LoanSpec: Codable {
     var approvedOn: LocalDate
 }
 
-/// A small deterministic generator (SplitMix64), so the cross-check draws the same loans
-/// on every run.
-private struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     /// A value in `range` (the tiny modulo bias does not matter here).
-    mutating func next(in range: ClosedRange<Int64>) -> Int64 {
+    fileprivate mutating func next(in range: ClosedRange<Int64>) -> Int64 {
         let width = UInt64(range.upperBound - range.lowerBound) + 1
         return range.lowerBound + Int64(next() % width)
     }

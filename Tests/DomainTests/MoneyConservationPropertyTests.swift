@@ -26,23 +26,10 @@ import Testing
 
 // MARK: - Seeded generator (file-private)
 
-/// SplitMix64: deterministic, so a failure names a seed that reproduces it.
-private struct ConservationRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func int64(_ range: ClosedRange<Int64>) -> Int64 { Int64.random(in: range, using: &self) }
-    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
-    mutating func chance(_ percent: Int) -> Bool { int(1...100) <= percent }
+extension SplitMix64 {
+    fileprivate mutating func int64(_ range: ClosedRange<Int64>) -> Int64 { Int64.random(in: range, using: &self) }
+    fileprivate mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
+    fileprivate mutating func chance(_ percent: Int) -> Bool { int(1...100) <= percent }
 }
 
 // MARK: - Model (file-private)
@@ -121,7 +108,7 @@ private struct ConservationCoverage {
 /// One random loan driven from request to (usually) closing. Stops at its first failure.
 private struct ConservationRun {
     let seed: UInt64
-    var rng: ConservationRandom
+    var rng: SplitMix64
     var s = DomainScenario.lending()
     var coverage = ConservationCoverage()
     var loanContext = ""
@@ -130,7 +117,7 @@ private struct ConservationRun {
 
     init(seed: UInt64) {
         self.seed = seed
-        self.rng = ConservationRandom(seed: seed)
+        self.rng = SplitMix64(seed: seed)
     }
 
     mutating func fail(_ message: String, sourceLocation: SourceLocation = #_sourceLocation) {

@@ -24,7 +24,7 @@ import Workloads
     @Test func randomAndBrokenFramesAreAllRefusedAndNothingIsAppended() throws {
         let seed = fuzzSeed()
         print("FuzzTests: seed \(seed) (replay with STRATA_FUZZ_SEED=\(seed))")
-        var random = FuzzSplitMix64(seed: seed)
+        var random = SplitMix64(seed: seed)
 
         let data = try ChildProcess.temporaryDirectory("strata-fuzz")
         defer { try? FileManager.default.removeItem(at: data) }
@@ -149,7 +149,7 @@ import Workloads
     @Test func historyEndpointRefusesBrokenRequestsAndKeepsServing() throws {
         let seed = fuzzSeed() &+ 1
         print("FuzzTests (history): seed \(seed)")
-        var random = FuzzSplitMix64(seed: seed)
+        var random = SplitMix64(seed: seed)
         let data = try ChildProcess.temporaryDirectory("strata-fuzz-history")
         defer { try? FileManager.default.removeItem(at: data) }
         try ServiceProcess.prepare(data)
@@ -266,18 +266,6 @@ private func fuzzSeed() -> UInt64 {
     return UInt64.random(in: 0...UInt64.max)
 }
 
-/// SplitMix64: small, fast, and the same sequence for the same seed on every platform.
-private struct FuzzSplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Signs bodies as a client does, with a chosen timestamp.
 private struct FuzzSigner {
@@ -310,7 +298,7 @@ private struct FuzzCase {
     var baseId: String? = nil
 }
 
-private func fuzzRandomBytes(_ random: inout FuzzSplitMix64, upTo limit: Int) -> [UInt8] {
+private func fuzzRandomBytes(_ random: inout SplitMix64, upTo limit: Int) -> [UInt8] {
     (0..<Int.random(in: 0...limit, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
 }
 
@@ -354,7 +342,7 @@ private let fuzzCraftedBodies: [(text: String, idReadable: Bool)] = [
 ]
 
 private func makeFuzzCase(
-    _ index: Int, random: inout FuzzSplitMix64, signer: FuzzSigner, validBodies: [CommandBody]
+    _ index: Int, random: inout SplitMix64, signer: FuzzSigner, validBodies: [CommandBody]
 ) -> FuzzCase {
     var base = validBodies[Int.random(in: 0..<validBodies.count, using: &random)]
     base.id = "fz-\(index)"
