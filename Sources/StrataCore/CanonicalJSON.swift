@@ -24,20 +24,10 @@ public enum CanonicalJSON {
         String(decoding: bytes(value), as: UTF8.self)
     }
 
-    /// The canonical bytes of any `Encodable` whose JSON has no fractional numbers.
-    ///
-    /// Foundation's encoder produces the JSON; its text goes through `JSONParser` so
-    /// that this file alone decides what canonical means.
+    /// The canonical bytes of any `Encodable` whose JSON has no fractional numbers,
+    /// encoded straight into a `JSONValue` and written once.
     public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        let json = try encoder.encode(value)
-        do {
-            return bytes(try JSONParser.parse(json))
-        } catch {
-            throw EncodingError.invalidValue(
-                value, .init(codingPath: [], debugDescription: "not canonicalisable JSON: \(error)"))
-        }
+        bytes(try JSONValueEncoder.encode(value))
     }
 
     /// Decodes canonical (or any strict) JSON bytes into a `Decodable`.

@@ -1,4 +1,5 @@
 import Events
+import Foundation
 import StrataCore
 import Testing
 
@@ -261,6 +262,16 @@ struct CatalogTests {
     @Test(arguments: samples + sparseSamples)
     func roundTripsThroughTheRegistry(event: StrataEvent) throws {
         try expectRoundTrip(event)
+    }
+
+    /// The direct encoder gives what Foundation's encoder, parsed back, gave: the bytes
+    /// every stored event was hashed over do not depend on which path wrote them.
+    @Test(arguments: samples + sparseSamples)
+    func canonicalDataEqualsFoundationsEncodingCanonicalised(event: StrataEvent) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        let viaFoundation = CanonicalJSON.bytes(try JSONParser.parse(try encoder.encode(event.payload)))
+        #expect(try event.canonicalData() == viaFoundation)
     }
 
     @Test(arguments: samples + sparseSamples)

@@ -137,7 +137,7 @@ public enum Command: Sendable, Hashable {
     /// The payload as JSON.
     public var payloadJSON: JSONValue {
         do {
-            return try JSONParser.parse(CanonicalJSON.encode(payload))
+            return try JSONValueEncoder.encode(payload)
         } catch {
             preconditionFailure("command payloads always encode: \(error)")
         }
