@@ -11,6 +11,7 @@ import Testing
 struct CrashTests {
     @Test func aWriterKilledMidAppendLeavesNoHalfWrittenCommand() throws {
         let directory = try ChildProcess.temporaryDirectory("strata-crash")
+        defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("events.db").path
         var acknowledged: [String] = []
 

@@ -7,12 +7,16 @@ import Testing
 
 /// What only a store on disk can get wrong: files, locks, threads, tampering.
 @Suite("SQLite event store")
-struct SQLiteEventStoreTests {
+final class SQLiteEventStoreTests: Sendable {
     let directory: URL
     var path: String { directory.appendingPathComponent("events.db").path }
 
     init() throws {
         directory = try ChildProcess.temporaryDirectory("strata-sqlite")
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
     }
 
     @Test func theFileHasTheContractsTablesWALAndFullSync() throws {
