@@ -1,6 +1,5 @@
 import Bus
 import Dispatch
-import CZeroMQ
 import Domain
 import Events
 import StrataCore

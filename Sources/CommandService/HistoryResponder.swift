@@ -35,21 +35,25 @@ final class HistoryResponder {
             guard try !zmqPollReadable([router], timeoutMilliseconds: 50).isEmpty else { continue }
             for _ in 0..<Self.readBurst {
                 guard let frames = try router.receive(wait: false) else { break }
-                guard let routingId = frames.first, !routingId.isEmpty else { continue }
-                try router.send([routingId, [], answer(frames)])
+                if let (routingId, reply) = answer(frames) { try router.send([routingId, [], reply]) }
             }
         }
         router.close()
     }
 
-    /// The reply to one request as received: a page of history or a refusal.
-    func answer(_ frames: [[UInt8]]) -> [UInt8] {
-        let request: HistoryRequest
+    /// Whom to answer and what: a page of history or a refusal; nil for a message without
+    /// a routing id, which cannot be answered.
+    func answer(_ frames: [[UInt8]]) -> (routingId: [UInt8], reply: [UInt8])? {
+        let admitted: RequestGate.Admitted<HistoryRequest>
         switch gate.admit(frames, now: clock.now().secondsSinceEpoch, readBody: HistoryRequest.parse) {
-        case nil: return []
-        case .failure(let refused)?: return Self.refusal(refused.error)
-        case .success(let admitted)?: request = admitted.body
+        case nil: return nil
+        case .failure(let refused)?: return (refused.routingId, Self.refusal(refused.error))
+        case .success(let request)?: admitted = request
         }
+        return (admitted.routingId, page(for: admitted.body))
+    }
+
+    private func page(for request: HistoryRequest) -> [UInt8] {
         if let problem = request.problem { return Self.refusal(problem) }
         do throws(StoreError) {
             let events = try store.events(after: request.after, limit: Int(request.limit), filter: request.filter)
@@ -73,7 +77,8 @@ final class HistoryResponder {
         return out
     }
 
+    /// A history refusal has the commands' shape; history requests have no id.
     static func refusal(_ error: StrataError) -> [UInt8] {
-        CanonicalJSON.bytes(.object(["ok": .bool(false), "error": error.json]))
+        CommandReply.refused(id: nil, duplicate: false, error: error).json
     }
 }

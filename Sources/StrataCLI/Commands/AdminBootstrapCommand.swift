@@ -66,14 +66,7 @@ enum AdminBootstrapCommand {
             after = last.position
         }
 
-        let stream = StreamName(category: "user", id: id)!
-        let event = UserRegistered(userId: id, username: username, email: PersonalData(email), role: .admin, status: .approved)
-        let body = CanonicalJSON.bytes(["id": .string(id), "username": .string(username), "email": .string(email)])
-        let write = try CommandWrite(
-            commandId: "operator-bootstrap-\(id)", bodyDigest: HashChain.sha256(body), actor: "operator",
-            commandType: "BootstrapAdmin",
-            decision: .append([NewEvent(stream: stream, event: event)], expectations: [stream: .exactly(0)]))
-        switch try store.append(write).outcome {
+        switch try registerAdmin(in: store, id: id, username: username, email: email).outcome {
         case .accepted(let events):
             printLine("registered admin \(id) (\(username)) at position \(events[0].position)")
             return 0
@@ -81,5 +74,20 @@ enum AdminBootstrapCommand {
             throw CommandFailure.problem(
                 error.reason == "WRONG_EXPECTED_VERSION" ? "refused: user \(id) exists already" : "refused: \(error.message)")
         }
+    }
+
+    /// The operator act itself: UserRegistered {ADMIN, APPROVED} on `user-ID`, with command
+    /// id `operator-bootstrap-ID` and actor `operator`, expecting the stream not to exist.
+    static func registerAdmin(in store: SQLiteEventStore, id: String, username: String, email: String) throws
+        -> CommandResult
+    {
+        let stream = StreamName(category: "user", id: id)!
+        let event = UserRegistered(userId: id, username: username, email: PersonalData(email), role: .admin, status: .approved)
+        let body = CanonicalJSON.bytes(["id": .string(id), "username": .string(username), "email": .string(email)])
+        let write = try CommandWrite(
+            commandId: "operator-bootstrap-\(id)", bodyDigest: HashChain.sha256(body), actor: "operator",
+            commandType: "BootstrapAdmin",
+            decision: .append([NewEvent(stream: stream, event: event)], expectations: [stream: .exactly(0)]))
+        return try store.append(write)
     }
 }

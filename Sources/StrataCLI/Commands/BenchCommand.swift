@@ -196,8 +196,11 @@ enum BenchCommand {
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        seconds(between: start, and: .now)
+    }
+
+    static func seconds(between start: ContinuousClock.Instant, and end: ContinuousClock.Instant) -> Double {
+        (end - start) / .seconds(1)
     }
 
     static func printTable(_ figures: [Figure], events: Int, runs: Int) {
@@ -209,7 +212,11 @@ enum BenchCommand {
                 f.sameSizeRaw.map { "\(Int((f.median / $0 * 100).rounded()))% of raw at 100/txn" } ?? "",
             ]
         }
-        let header = ["measure", "unit", "min", "median", "max", "ratio", ""]
+        printColumns(["measure", "unit", "min", "median", "max", "ratio", ""], rows)
+    }
+
+    /// Rows under a header, each column as wide as its widest cell.
+    static func printColumns(_ header: [String], _ rows: [[String]]) {
         let widths = (0..<header.count).map { i in ([header] + rows).map { $0[i].count }.max()! }
         for row in [header] + rows {
             let cells = zip(row, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }

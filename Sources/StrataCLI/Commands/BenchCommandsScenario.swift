@@ -165,12 +165,7 @@ enum BenchCommandsScenario {
                 target,
             ]
         }
-        let header = ["measure", "unit", "min", "median", "max", "target"]
-        let widths = (0..<header.count).map { i in ([header] + rows).map { $0[i].count }.max()! }
-        for row in [header] + rows {
-            let cells = zip(row, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }
-            printLine(cells.joined(separator: "  ").trimmingSpaces())
-        }
+        BenchCommand.printColumns(["measure", "unit", "min", "median", "max", "target"], rows)
     }
 
     // MARK: - What the clients send
@@ -400,15 +395,13 @@ enum BenchCommandsScenario {
 
     /// Runs `body` against a fresh service on a new store at `path`, then stops it.
     ///
-    /// `CommandServer.wait()` returns once its threads' bodies have ended, but the store
-    /// connections they hold may still be closing (SQLite deleting its -wal and -shm files),
-    /// which can make a recursive removal of the directory fail half-way; so unless `keep`,
-    /// the run's own files are unlinked here, one by one, whatever has gone already.
+    /// Unless `keep`, the run's store files are removed afterwards, so that repeated runs
+    /// do not fill the disk before the scratch directory goes.
     static func withService<T>(at path: String, admin: String, keep: Bool, _ body: (Service) throws -> T) throws -> T {
         defer {
             if !keep { for suffix in ["", "-wal", "-shm", "-lock"] { unlink(path + suffix) } }
         }
-        let secret = try randomSecret()
+        let secret = try KeysCommand.randomSecret()
         try bootstrapAdmin(admin, storePath: path)
         var keys = KeyFile()
         try keys.add(KeyFile.Key(id: "bench", secret: secret, scopes: [.commands]))
@@ -435,16 +428,8 @@ enum BenchCommandsScenario {
         return try result.get()
     }
 
-    static func randomSecret() throws -> [UInt8] {
-        guard sodium_init() >= 0 else { throw CommandFailure.environment("libsodium failed to initialise") }
-        var secret = [UInt8](repeating: 0, count: 32)
-        randombytes_buf(&secret, secret.count)
-        return secret
-    }
-
-    /// What `strata admin bootstrap` does: UserRegistered {ADMIN, APPROVED} appended as an
-    /// operator act. The store is closed on return (its deinit releases the writer lock),
-    /// so the service can open it.
+    /// What `strata admin bootstrap` does, on a store closed again on return (its deinit
+    /// releases the writer lock), so the service can open it.
     static func bootstrapAdmin(_ id: String, storePath: String) throws {
         let store: SQLiteEventStore
         do {
@@ -452,15 +437,9 @@ enum BenchCommandsScenario {
         } catch {
             throw CommandFailure.environment("cannot create the store \(storePath): \(error)")
         }
-        let stream = StreamName(category: "user", id: id)!
-        let email = "\(id)@bench.example.com"
-        let event = UserRegistered(userId: id, username: id, email: PersonalData(email), role: .admin, status: .approved)
-        let body = CanonicalJSON.bytes(["id": .string(id), "username": .string(id), "email": .string(email)])
-        let write = try CommandWrite(
-            commandId: "operator-bootstrap-\(id)", bodyDigest: HashChain.sha256(body), actor: "operator",
-            commandType: "BootstrapAdmin",
-            decision: .append([NewEvent(stream: stream, event: event)], expectations: [stream: .exactly(0)]))
-        guard case .accepted = try store.append(write).outcome else {
+        let result = try AdminBootstrapCommand.registerAdmin(
+            in: store, id: id, username: id, email: "\(id)@bench.example.com")
+        guard case .accepted = result.outcome else {
             throw CommandFailure.environment("cannot register the admin in \(storePath)")
         }
     }
@@ -474,11 +453,5 @@ final class Locked<Value: Sendable>: Sendable {
 
     func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         try mutex.withLock { try body(&$0) }
-    }
-}
-
-extension BenchCommand {
-    static func seconds(between start: ContinuousClock.Instant, and end: ContinuousClock.Instant) -> Double {
-        (end - start) / .seconds(1)
     }
 }

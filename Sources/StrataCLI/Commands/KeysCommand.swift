@@ -54,13 +54,18 @@ enum KeysCommand {
             throw CommandFailure.environment("cannot read the key file \(path)")
         }
         guard file.key(id) == nil else { throw CommandFailure.problem("a key named \(id) exists already in \(path)") }
-        guard sodium_init() >= 0 else { throw CommandFailure.environment("libsodium failed to initialise") }
-        var secret = [UInt8](repeating: 0, count: 32)
-        randombytes_buf(&secret, secret.count)
-        try file.add(KeyFile.Key(id: id, secret: secret, scopes: scopes, roles: roles))
+        try file.add(KeyFile.Key(id: id, secret: randomSecret(), scopes: scopes, roles: roles))
         try writePrivateFile(path, contents: file.json)
         printLine(id)
         return 0
+    }
+
+    /// 32 random bytes from libsodium: a key's secret.
+    static func randomSecret() throws -> [UInt8] {
+        guard sodium_init() >= 0 else { throw CommandFailure.environment("libsodium failed to initialise") }
+        var secret = [UInt8](repeating: 0, count: 32)
+        randombytes_buf(&secret, secret.count)
+        return secret
     }
 
     /// Writes a file only its owner can read, atomically: a temporary file then a rename.

@@ -62,17 +62,18 @@ enum SendCommand {
                 try client.send(bodies[sent])
                 sent += 1
             }
-            guard var reply = try client.receive(timeoutMilliseconds: Int(timeoutSeconds) * 1000) else {
+            // Wait for one reply, then take every other one already here.
+            var reply = try client.receive(timeoutMilliseconds: Int(timeoutSeconds) * 1000)
+            guard reply != nil else {
                 throw CommandFailure.environment(
                     "no reply from \(configuration.commandsEndpoint) within \(timeoutSeconds) s "
                         + "(\(answered) of \(bodies.count) answered); is strata serve running?")
             }
-            while true {
+            while let current = reply {
                 answered += 1
-                if (try? JSONParser.parse(reply))?["ok"] != .bool(true) { refused += 1 }
-                write(String(decoding: reply, as: UTF8.self) + "\n", to: .standardOutput)
-                guard let next = try client.receive(timeoutMilliseconds: 0) else { break }
-                reply = next
+                if (try? JSONParser.parse(current))?["ok"] != .bool(true) { refused += 1 }
+                write(String(decoding: current, as: UTF8.self) + "\n", to: .standardOutput)
+                reply = try client.receive(timeoutMilliseconds: 0)
             }
         }
         return refused == 0 ? 0 : 1
