@@ -1,4 +1,5 @@
 import Bus
+import EventStore
 import Foundation
 import StrataCore
 import Synchronization
@@ -119,6 +120,22 @@ public final class ServiceProcess: Sendable {
         let bytes = try Data(contentsOf: dataDirectory.appendingPathComponent("keys.json"))
         guard let key = try KeyFile(json: bytes).key(keyId) else { throw ServiceProcessError("no key \(keyId)") }
         return key.secret
+    }
+
+    /// The data directory's event store, opened read-only (beside the running service).
+    public func store() throws -> SQLiteEventStore {
+        try SQLiteEventStore(readingAt: dataDirectory.appendingPathComponent("events.db").path)
+    }
+
+    /// A request as a DEALER sends it, `["", header, body]`, signed now (or at `timestamp`)
+    /// under `keyId` with the secret of `secretOf` (by default `keyId`'s own).
+    public func signedFrames(
+        _ body: [UInt8], key keyId: String = Keys.service, secretOf: String? = nil, timestamp: Int64? = nil
+    ) throws -> [[UInt8]] {
+        let header = RequestSignature.header(
+            secret: try secret(of: secretOf ?? keyId), keyId: keyId,
+            timestamp: timestamp ?? Timestamp.now().secondsSinceEpoch, body: body)
+        return [[], header.json, body]
     }
 
     /// A pipelined client of the commands endpoint signing with `keyId`.

@@ -99,11 +99,11 @@ import Workloads
         // An id of exactly 64 characters is a good id.
         let longId = String(repeating: "L", count: 64)
         reply = try rig.exchange(try rig.signedFrames(rig.registration(id: longId, agent: "m-long-agent", username: "mlong")))
-        #expect(reply["id"]?.stringValue == longId && reply["ok"] == .bool(true), "\(errorCodeText(reply))")
+        #expect(reply["id"]?.stringValue == longId && reply["ok"] == .bool(true), "\(CanonicalJSON.string(reply))")
         #expect(try rig.journaled(longId) != nil)
         // And the probe body itself, never yet accepted, is still decided afresh.
         reply = try rig.exchange(signed)
-        #expect(reply["ok"] == .bool(true) && reply["duplicate"] == .bool(false), "\(errorCodeText(reply))")
+        #expect(reply["ok"] == .bool(true) && reply["duplicate"] == .bool(false), "\(CanonicalJSON.string(reply))")
     }
 
     // MARK: - TOO_LARGE
@@ -117,14 +117,14 @@ import Workloads
             #expect(body.count == size)
             let reply = try rig.exchange(try rig.signedFrames(body))
             expectErrorCodeRefusal(reply, "TOO_LARGE", "BODY_TOO_LARGE", id: nil, "\(size) bytes")
-            #expect(reply["error"]?["message"]?.stringValue?.contains("\(size)") == true, "\(errorCodeText(reply))")
+            #expect(reply["error"]?["message"]?.stringValue?.contains("\(size)") == true, "\(CanonicalJSON.string(reply))")
             try rig.expectStillServing("after \(size) bytes")
             #expect(try rig.journaled(id) == nil)
         }
         // Exactly at the limit the body is read (and this one is INVALID: an unknown field).
         let atLimit = errorCodePaddedBody(id: "big-64k", size: 64 * 1024)
         let reply = try rig.exchange(try rig.signedFrames(atLimit))
-        #expect(reply["error"]?["code"]?.stringValue == "INVALID", "64 KiB is within the limit: \(errorCodeText(reply))")
+        #expect(reply["error"]?["code"]?.stringValue == "INVALID", "64 KiB is within the limit: \(CanonicalJSON.string(reply))")
         #expect(try rig.journaled("big-64k") != nil)
         #expect(try rig.head() == headBefore + Int64(rig.probes))
     }
@@ -180,9 +180,9 @@ import Workloads
         try rig.expectStillServing()
         // Within the window either way, clocks may differ: accepted.
         reply = try rig.exchange(try rig.signedFrames(body("u-skewpast"), ts: now - 290))
-        #expect(reply["ok"] == .bool(true), "290 s behind is within 300 s: \(errorCodeText(reply))")
+        #expect(reply["ok"] == .bool(true), "290 s behind is within 300 s: \(CanonicalJSON.string(reply))")
         reply = try rig.exchange(try rig.signedFrames(body("u-skewfuture"), ts: now + 290))
-        #expect(reply["ok"] == .bool(true), "290 s ahead is within 300 s: \(errorCodeText(reply))")
+        #expect(reply["ok"] == .bool(true), "290 s ahead is within 300 s: \(CanonicalJSON.string(reply))")
 
         // Nothing refused was appended or journaled.
         #expect(try rig.head() == headBefore + Int64(rig.probes) + 2)
@@ -228,14 +228,14 @@ import Workloads
         reply = try rig.exchange(try rig.signedFrames(page, key: ServiceProcess.Keys.agentsOnly), on: history)
         expectErrorCodeRefusal(reply, "FORBIDDEN", "KEY_SCOPE", id: nil)
         reply = try rig.exchange(try rig.signedFrames(page), on: history)
-        #expect(reply["events"]?.arrayValue?.isEmpty == false, "\(errorCodeText(reply))")
+        #expect(reply["events"]?.arrayValue?.isEmpty == false, "\(CanonicalJSON.string(reply))")
 
         // Two agents: A approved, B pending. The agents-only key may act for an agent…
         let agents = ServiceProcess.Keys.agentsOnly
         reply = try rig.exchange(try rig.signedFrames(rig.registration(id: "f-reg-a", agent: "f-agent-a", username: "fagenta"), key: agents))
-        #expect(reply["ok"] == .bool(true), "\(errorCodeText(reply))")
+        #expect(reply["ok"] == .bool(true), "\(CanonicalJSON.string(reply))")
         reply = try rig.exchange(try rig.signedFrames(rig.registration(id: "f-reg-b", agent: "f-agent-b", username: "fagentb"), key: agents))
-        #expect(reply["ok"] == .bool(true), "\(errorCodeText(reply))")
+        #expect(reply["ok"] == .bool(true), "\(CanonicalJSON.string(reply))")
 
         // …but not for the admin: KEY_ROLE_NOT_PERMITTED, decided, so journaled.
         headBefore = try rig.head()
@@ -249,7 +249,7 @@ import Workloads
         // The admin approves A through the service key.
         let approve = CommandBody(id: "f-approve-a", type: "ApproveAgent", actor: ServiceProcess.admin, payload: ["agentId": "f-agent-a"]).json
         reply = try rig.exchange(try rig.signedFrames(approve))
-        #expect(reply["ok"] == .bool(true), "\(errorCodeText(reply))")
+        #expect(reply["ok"] == .bool(true), "\(CanonicalJSON.string(reply))")
 
         // An approved agent approving an agent: ROLE_NOT_ALLOWED, whichever key.
         headBefore = try rig.head()
@@ -305,7 +305,7 @@ import Workloads
             payload: ["paymentId": "p1", "loanId": "nope", "amountCents": 0, "paidOn": "2024-13-45", "method": nil])
             .json
         reply = try rig.exchange(try rig.signedFrames(payment))
-        #expect(Set(errorCodeDetails(reply)) == ["amountCents:MUST_BE_POSITIVE", "paidOn:INVALID_FORMAT"], "\(errorCodeText(reply))")
+        #expect(Set(errorCodeDetails(reply)) == ["amountCents:MUST_BE_POSITIVE", "paidOn:INVALID_FORMAT"], "\(CanonicalJSON.string(reply))")
         expectErrorCodeRefusal(reply, "INVALID", errorCodeDetails(reply).first?.split(separator: ":").last.map(String.init) ?? "?", id: "i-payment")
         try expectErrorCodeJournaled(rig, "i-payment", reply)
 
@@ -333,7 +333,7 @@ import Workloads
             admin: ServiceProcess.admin, prefix: "ec", agents: 1, accountsPerAgent: 1, today: Timestamp.now().date)
         for body in workload.setup() + [workload.loan(0)[0]] {
             let reply = try rig.exchange(try rig.signedFrames(body.json))
-            try #require(reply["ok"] == .bool(true), "\(body.id): \(errorCodeText(reply))")
+            try #require(reply["ok"] == .bool(true), "\(body.id): \(CanonicalJSON.string(reply))")
         }
         let loanId = workload.loanId(0)
         var headBefore = try rig.head()
@@ -373,7 +373,7 @@ import Workloads
             expectedVersion: 1
         ).json
         reply = try rig.exchange(try rig.signedFrames(approve))
-        #expect(reply["ok"] == .bool(true), "\(errorCodeText(reply))")
+        #expect(reply["ok"] == .bool(true), "\(CanonicalJSON.string(reply))")
         #expect(reply["events"]?.arrayValue?.first?["version"] == .integer(2))
         #expect(reply["events"]?.arrayValue?.first?["stream"]?.stringValue == "loan-\(loanId)")
         #expect(try rig.store().version(of: loanStream) == 2)
@@ -412,7 +412,7 @@ import Workloads
         let good = try rig.signedFrames(rig.registration(id: "q-good", agent: "q-agent", username: "qagent"))
         var reply = try ask([good[1], good[2]])
         #expect(reply["id"]?.stringValue == "q-good")
-        #expect(reply["ok"] == .bool(true) && reply["duplicate"] == .bool(false), "\(errorCodeText(reply))")
+        #expect(reply["ok"] == .bool(true) && reply["duplicate"] == .bool(false), "\(CanonicalJSON.string(reply))")
         #expect(reply["events"]?.arrayValue?.first?["type"]?.stringValue == "UserRegistered")
 
         // The same framing rules: one frame, or three, are MALFORMED; the socket keeps working.
@@ -426,7 +426,7 @@ import Workloads
         reply = try ask([missing[1], missing[2]])
         expectErrorCodeRefusal(reply, "NOT_FOUND", "LOAN_NOT_FOUND", id: "q-missing")
         reply = try ask([good[1], good[2]])
-        #expect(reply["ok"] == .bool(true) && reply["duplicate"] == .bool(true), "\(errorCodeText(reply))")
+        #expect(reply["ok"] == .bool(true) && reply["duplicate"] == .bool(true), "\(CanonicalJSON.string(reply))")
     }
 }
 
@@ -462,14 +462,10 @@ private final class ErrorCodeRig {
         try? FileManager.default.removeItem(at: data)
     }
 
-    /// `["", header, body]` signed with `secretOf`'s secret (by default `key`'s) under `key`.
     func signedFrames(
         _ body: [UInt8], key: String = ServiceProcess.Keys.service, secretOf: String? = nil, ts: Int64? = nil
     ) throws -> [[UInt8]] {
-        let secret = try service.secret(of: secretOf ?? key)
-        let header = RequestSignature.header(
-            secret: secret, keyId: key, timestamp: ts ?? Timestamp.now().secondsSinceEpoch, body: body)
-        return [[], header.json, body]
+        try service.signedFrames(body, key: key, secretOf: secretOf, timestamp: ts)
     }
 
     /// Sends `frames` as they are on `socket` (a DEALER) and reads the reply `["", json]`.
@@ -478,13 +474,8 @@ private final class ErrorCodeRig {
     {
         let socket = socket ?? dealer
         try socket.send(frames)
-        guard try !zmqPollReadable([socket], timeoutMilliseconds: 15_000).isEmpty, let reply = try socket.receive(wait: false)
-        else {
-            Issue.record("no reply within 15 s; service log:\n\(service.log)", sourceLocation: sourceLocation)
-            throw ServiceProcessError("no reply")
-        }
-        #expect(reply.count == 2 && reply.first?.isEmpty == true, "a DEALER receives [\"\", reply]", sourceLocation: sourceLocation)
-        return try JSONParser.parse(reply.last ?? [])
+        return try JSONParser.parse(
+            receiveReply(on: socket, from: service, timeoutMilliseconds: 15_000, sourceLocation: sourceLocation))
     }
 
     /// An agent registering itself: a body the service accepts once.
@@ -507,13 +498,11 @@ private final class ErrorCodeRig {
             sourceLocation: sourceLocation)
         #expect(
             reply["id"]?.stringValue == id && reply["ok"] == .bool(true),
-            "the service still serves\(note.map { " (\($0))" } ?? ""): \(errorCodeText(reply))", sourceLocation: sourceLocation)
+            "the service still serves\(note.map { " (\($0))" } ?? ""): \(CanonicalJSON.string(reply))", sourceLocation: sourceLocation)
         #expect(service.isRunning, sourceLocation: sourceLocation)
     }
 
-    func store() throws -> SQLiteEventStore {
-        try SQLiteEventStore(readingAt: data.appendingPathComponent("events.db").path)
-    }
+    func store() throws -> SQLiteEventStore { try service.store() }
 
     func head() throws -> Int64 { try store().head() }
 
@@ -526,7 +515,7 @@ private func expectErrorCodeRefusal(
     _ reply: JSONValue, _ code: String, _ reason: String, id: String?, _ note: String? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    let text = "\(note.map { "\($0): " } ?? "")\(errorCodeText(reply))"
+    let text = "\(note.map { "\($0): " } ?? "")\(CanonicalJSON.string(reply))"
     #expect(reply["ok"] == .bool(false), "\(text)", sourceLocation: sourceLocation)
     #expect(reply["error"]?["code"]?.stringValue == code, "code: \(text)", sourceLocation: sourceLocation)
     #expect(reply["error"]?["reason"]?.stringValue == reason, "reason: \(text)", sourceLocation: sourceLocation)
@@ -553,9 +542,6 @@ private func errorCodeDetails(_ reply: JSONValue) -> [String] {
     }
 }
 
-private func errorCodeText(_ value: JSONValue) -> String {
-    String(decoding: CanonicalJSON.bytes(value), as: UTF8.self)
-}
 
 /// A well-formed RegisterUser body of exactly `size` bytes (padded in an unknown payload field).
 private func errorCodePaddedBody(id: String, size: Int) -> [UInt8] {

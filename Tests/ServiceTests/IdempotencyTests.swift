@@ -24,11 +24,11 @@ import Workloads
         var originals: [JSONValue] = []
         for (body, request) in zip(loan, frames) {
             let reply = try rig.exchange(request)
-            #expect(reply["ok"] == .bool(true) && reply["duplicate"] == .bool(false), "\(body.id): \(idempotencyText(reply))")
+            #expect(reply["ok"] == .bool(true) && reply["duplicate"] == .bool(false), "\(body.id): \(CanonicalJSON.string(reply))")
             originals.append(reply)
         }
         // The payment appended two events (PaymentReceived, CommissionEarned).
-        #expect(originals[2]["events"]?.arrayValue?.count == 2, "\(idempotencyText(originals[2]))")
+        #expect(originals[2]["events"]?.arrayValue?.count == 2, "\(CanonicalJSON.string(originals[2]))")
         let head = try rig.head()
         let eventsBefore = try rig.historyPage(after: 0)
 
@@ -65,23 +65,23 @@ import Workloads
         // FORBIDDEN (an agent doing an admin's work), REJECTED, CONFLICT.
         var refusals: [(body: [UInt8], reply: JSONValue)] = []
         var reply = try rig.exchange(try rig.signedFrames(approve))
-        #expect(reply["error"]?["code"]?.stringValue == "NOT_FOUND", "\(idempotencyText(reply))")
+        #expect(reply["error"]?["code"]?.stringValue == "NOT_FOUND", "\(CanonicalJSON.string(reply))")
         refusals.append((approve, reply))
         let invalid = CommandBody(id: "ir-invalid", type: "ApproveLoan", actor: ServiceProcess.admin, payload: ["loanId": 7]).json
         reply = try rig.exchange(try rig.signedFrames(invalid))
-        #expect(reply["error"]?["code"]?.stringValue == "INVALID", "\(idempotencyText(reply))")
+        #expect(reply["error"]?["code"]?.stringValue == "INVALID", "\(CanonicalJSON.string(reply))")
         refusals.append((invalid, reply))
         let byAgent = CommandBody(
             id: "ir-forbidden", type: "ApproveAgent", actor: workload.agentId(0), payload: ["agentId": .string(workload.agentId(0))]
         ).json
         reply = try rig.exchange(try rig.signedFrames(byAgent))
-        #expect(reply["error"]?["code"]?.stringValue == "FORBIDDEN", "\(idempotencyText(reply))")
+        #expect(reply["error"]?["code"]?.stringValue == "FORBIDDEN", "\(CanonicalJSON.string(reply))")
         refusals.append((byAgent, reply))
         let approveAgain = CommandBody(
             id: "ir-rejected", type: "ApproveAgent", actor: ServiceProcess.admin, payload: ["agentId": .string(workload.agentId(0))]
         ).json
         reply = try rig.exchange(try rig.signedFrames(approveAgain))
-        #expect(reply["error"]?["reason"]?.stringValue == "AGENT_NOT_PENDING", "\(idempotencyText(reply))")
+        #expect(reply["error"]?["reason"]?.stringValue == "AGENT_NOT_PENDING", "\(CanonicalJSON.string(reply))")
         refusals.append((approveAgain, reply))
 
         // Now the loan exists; the CONFLICT one expects it at version 0.
@@ -91,7 +91,7 @@ import Workloads
             expectedVersion: 0
         ).json
         reply = try rig.exchange(try rig.signedFrames(conflicting))
-        #expect(reply["error"]?["code"]?.stringValue == "CONFLICT", "\(idempotencyText(reply))")
+        #expect(reply["error"]?["code"]?.stringValue == "CONFLICT", "\(CanonicalJSON.string(reply))")
         refusals.append((conflicting, reply))
 
         let head = try rig.head()
@@ -138,9 +138,9 @@ import Workloads
         ]
         for (name, body, key) in attempts {
             let reply = try rig.exchange(try rig.signedFrames(body, key: key))
-            #expect(reply["ok"] == .bool(false), "\(name): \(idempotencyText(reply))")
-            #expect(reply["error"]?["code"]?.stringValue == "CONFLICT", "\(name): \(idempotencyText(reply))")
-            #expect(reply["error"]?["reason"]?.stringValue == "COMMAND_ID_REUSED", "\(name): \(idempotencyText(reply))")
+            #expect(reply["ok"] == .bool(false), "\(name): \(CanonicalJSON.string(reply))")
+            #expect(reply["error"]?["code"]?.stringValue == "CONFLICT", "\(name): \(CanonicalJSON.string(reply))")
+            #expect(reply["error"]?["reason"]?.stringValue == "COMMAND_ID_REUSED", "\(name): \(CanonicalJSON.string(reply))")
             #expect(reply["id"]?.stringValue == (body == otherRefused.json ? "ic-refused" : request.id), "\(name)")
             #expect(reply["duplicate"] != .bool(true), "\(name): a reused id is no duplicate")
         }
@@ -184,7 +184,7 @@ import Workloads
         let head = try rig.head()
         for (id, first, code) in attempts {
             let reply = try rig.exchange(first)
-            #expect(reply["error"]?["code"]?.stringValue == code, "\(id): \(idempotencyText(reply))")
+            #expect(reply["error"]?["code"]?.stringValue == code, "\(id): \(CanonicalJSON.string(reply))")
             #expect(try rig.journaled(id) == nil, "\(id): not journaled")
         }
         #expect(try rig.head() == head)
@@ -193,7 +193,7 @@ import Workloads
             #expect(reply["id"]?.stringValue == id)
             #expect(
                 reply["ok"] == .bool(true) && reply["duplicate"] == .bool(false),
-                "\(id): decided afresh after a refusal that decided nothing: \(idempotencyText(reply))")
+                "\(id): decided afresh after a refusal that decided nothing: \(CanonicalJSON.string(reply))")
             // And from now on it is decided.
             idempotencyExpectDuplicate(try rig.exchange(try rig.signedFrames(register(id))), of: reply)
         }
@@ -226,10 +226,10 @@ import Workloads
         for first in [0, 2, 4] {
             #expect(
                 replies[first]["ok"] == .bool(true) && replies[first]["duplicate"] == .bool(false),
-                "\(idempotencyText(replies[first]))")
+                "\(CanonicalJSON.string(replies[first]))")
             idempotencyExpectDuplicate(replies[first + 1], of: replies[first])
         }
-        #expect(replies[6]["error"]?["code"]?.stringValue == "CONFLICT", "\(idempotencyText(replies[6]))")
+        #expect(replies[6]["error"]?["code"]?.stringValue == "CONFLICT", "\(CanonicalJSON.string(replies[6]))")
         #expect(replies[6]["error"]?["reason"]?.stringValue == "COMMAND_ID_REUSED")
         idempotencyExpectDuplicate(replies[7], of: replies[0])
 
@@ -245,7 +245,7 @@ import Workloads
         try rig.dealer.send(missing)
         try rig.dealer.send(missing)
         let refusedFirst = try rig.receive()
-        #expect(refusedFirst["error"]?["code"]?.stringValue == "NOT_FOUND", "\(idempotencyText(refusedFirst))")
+        #expect(refusedFirst["error"]?["code"]?.stringValue == "NOT_FOUND", "\(CanonicalJSON.string(refusedFirst))")
         #expect(refusedFirst["duplicate"] != .bool(true))
         idempotencyExpectDuplicate(try rig.receive(), of: refusedFirst)
         #expect(try rig.head() == head + 4)
@@ -280,19 +280,17 @@ import Workloads
         var other: [JSONValue] = []
         for _ in 0...loan.count {
             first.append(try rig.receive())
-            guard try !zmqPollReadable([second], timeoutMilliseconds: 15_000).isEmpty, let reply = try second.receive(wait: false)
-            else { throw ServiceProcessError("no reply on the second connection") }
-            other.append(try JSONParser.parse(reply.last ?? []))
+            other.append(try JSONParser.parse(receiveReply(on: second, from: rig.service, timeoutMilliseconds: 15_000)))
         }
         for index in loan.indices {
             let pair = [first[index], other[index]]
             #expect(pair.allSatisfy { $0["ok"] == .bool(true) && $0["id"]?.stringValue == loan[index].id })
-            #expect(pair.filter { $0["duplicate"] == .bool(false) }.count == 1, "decided once: \(pair.map(idempotencyText))")
+            #expect(pair.filter { $0["duplicate"] == .bool(false) }.count == 1, "decided once: \(pair.map(CanonicalJSON.string))")
             #expect(pair[0]["events"] == pair[1]["events"], "both see the one decision's events")
         }
         let rivals = [first[loan.count], other[loan.count]]
-        #expect(rivals.filter { $0["ok"] == .bool(true) }.count == 1, "\(rivals.map(idempotencyText))")
-        #expect(rivals.filter { $0["error"]?["code"]?.stringValue == "CONFLICT" }.count == 1, "\(rivals.map(idempotencyText))")
+        #expect(rivals.filter { $0["ok"] == .bool(true) }.count == 1, "\(rivals.map(CanonicalJSON.string))")
+        #expect(rivals.filter { $0["error"]?["code"]?.stringValue == "CONFLICT" }.count == 1, "\(rivals.map(CanonicalJSON.string))")
         // Request, approval, payment (two events) and one of the rival requests.
         #expect(try rig.head() == head + 5)
     }
@@ -326,7 +324,7 @@ import Workloads
         var other = bodies[0]
         other.actor = "someone-else"
         let reply = try rig.exchange(try rig.signedFrames(other.json))
-        #expect(reply["error"]?["code"]?.stringValue == "CONFLICT", "\(idempotencyText(reply))")
+        #expect(reply["error"]?["code"]?.stringValue == "CONFLICT", "\(CanonicalJSON.string(reply))")
         // And the restarted service decides new commands.
         try rig.expectAccepted(workload.loan(1)[0].json)
         #expect(try rig.head() == head + 1)
@@ -378,24 +376,15 @@ private final class IdempotencyRig {
         LendingWorkload(admin: ServiceProcess.admin, prefix: prefix, agents: 1, accountsPerAgent: 2, today: Timestamp.now().date)
     }
 
-    /// `["", header, body]` signed under `key` with `secretOf`'s secret (by default `key`'s).
     func signedFrames(
         _ body: [UInt8], key: String = ServiceProcess.Keys.service, secretOf: String? = nil, ts: Int64? = nil
     ) throws -> [[UInt8]] {
-        let header = RequestSignature.header(
-            secret: try service.secret(of: secretOf ?? key), keyId: key,
-            timestamp: ts ?? Timestamp.now().secondsSinceEpoch, body: body)
-        return [[], header.json, body]
+        try service.signedFrames(body, key: key, secretOf: secretOf, timestamp: ts)
     }
 
     func receive(sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
-        guard try !zmqPollReadable([dealer], timeoutMilliseconds: 15_000).isEmpty, let reply = try dealer.receive(wait: false)
-        else {
-            Issue.record("no reply within 15 s; service log:\n\(service.log)", sourceLocation: sourceLocation)
-            throw ServiceProcessError("no reply")
-        }
-        #expect(reply.count == 2 && reply.first?.isEmpty == true, "a DEALER receives [\"\", reply]", sourceLocation: sourceLocation)
-        return try JSONParser.parse(reply.last ?? [])
+        try JSONParser.parse(
+            receiveReply(on: dealer, from: service, timeoutMilliseconds: 15_000, sourceLocation: sourceLocation))
     }
 
     func exchange(_ frames: [[UInt8]], sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
@@ -408,7 +397,7 @@ private final class IdempotencyRig {
     func expectAccepted(_ body: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
         let reply = try exchange(try signedFrames(body), sourceLocation: sourceLocation)
         try #require(
-            reply["ok"] == .bool(true) && reply["duplicate"] == .bool(false), "\(idempotencyText(reply))",
+            reply["ok"] == .bool(true) && reply["duplicate"] == .bool(false), "\(CanonicalJSON.string(reply))",
             sourceLocation: sourceLocation)
         return reply
     }
@@ -417,12 +406,10 @@ private final class IdempotencyRig {
     func historyPage(after: Int64) throws -> [JSONValue] {
         let raw = try #require(try history.request(HistoryRequest(after: after, limit: 10_000).json), "no history reply")
         let page = try JSONParser.parse(raw)
-        return try #require(page["events"]?.arrayValue, "\(idempotencyText(page))")
+        return try #require(page["events"]?.arrayValue, "\(CanonicalJSON.string(page))")
     }
 
-    func store() throws -> SQLiteEventStore {
-        try SQLiteEventStore(readingAt: data.appendingPathComponent("events.db").path)
-    }
+    func store() throws -> SQLiteEventStore { try service.store() }
 
     func head() throws -> Int64 { try store().head() }
 
@@ -434,7 +421,7 @@ private final class IdempotencyRig {
 private func idempotencyExpectDuplicate(
     _ reply: JSONValue, of original: JSONValue, sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    let text = "\(idempotencyText(reply)) for the original \(idempotencyText(original))"
+    let text = "\(CanonicalJSON.string(reply)) for the original \(CanonicalJSON.string(original))"
     #expect(reply["duplicate"] == .bool(true), "a retry says duplicate: \(text)", sourceLocation: sourceLocation)
     #expect(reply["id"] != nil && reply["id"] == original["id"], "\(text)", sourceLocation: sourceLocation)
     #expect(reply["ok"] != nil && reply["ok"] == original["ok"], "\(text)", sourceLocation: sourceLocation)
@@ -451,6 +438,3 @@ private func idempotencyEvents(_ reply: JSONValue) -> [AppendedEvent] {
     }
 }
 
-private func idempotencyText(_ value: JSONValue) -> String {
-    String(decoding: CanonicalJSON.bytes(value), as: UTF8.self)
-}

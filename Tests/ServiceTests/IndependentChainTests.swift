@@ -52,7 +52,7 @@ import Workloads
                 try history.request(HistoryRequest(after: Int64(lines.count), limit: 100).json, timeoutMilliseconds: 15_000))
             let page = try JSONParser.parse(raw)
             head = try #require(page["head"]?.integerValue, "\(String(decoding: raw, as: UTF8.self))")
-            let slices = try #require(chainCheckEventSlices(raw))
+            let slices = try #require(historyEventSlices(raw))
             try #require(slices.count == page["events"]?.arrayValue?.count)
             lines += slices
             if slices.count < 100 { break }
@@ -125,51 +125,8 @@ private func chainCheckRun(_ lines: [[UInt8]]) throws -> (exitCode: Int32, stdou
     return (result.exitCode, result.stdout, result.stderr, summary)
 }
 
+
 private func chainCheckFind(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
     guard haystack.count >= needle.count else { return nil }
     return (0...(haystack.count - needle.count)).first { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
-}
-
-/// The raw bytes of each element of a reply's `"events":[…]` array, exactly as sent.
-private func chainCheckEventSlices(_ bytes: [UInt8]) -> [[UInt8]]? {
-    guard let start = chainCheckFind(Array(#""events":["#.utf8), in: bytes) else { return nil }
-    var index = start + #""events":["#.utf8.count
-    var slices: [[UInt8]] = []
-    while index < bytes.count {
-        switch bytes[index] {
-        case UInt8(ascii: "]"):
-            return slices
-        case UInt8(ascii: ","):
-            index += 1
-        case UInt8(ascii: "{"):
-            let begin = index
-            var depth = 0
-            var inString = false
-            var escaped = false
-            repeat {
-                let byte = bytes[index]
-                if inString {
-                    if escaped {
-                        escaped = false
-                    } else if byte == UInt8(ascii: "\\") {
-                        escaped = true
-                    } else if byte == UInt8(ascii: "\"") {
-                        inString = false
-                    }
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = true
-                } else if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
-                    depth += 1
-                } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
-                    depth -= 1
-                }
-                index += 1
-            } while depth > 0 && index < bytes.count
-            guard depth == 0 else { return nil }
-            slices.append(Array(bytes[begin..<index]))
-        default:
-            return nil
-        }
-    }
-    return nil
 }

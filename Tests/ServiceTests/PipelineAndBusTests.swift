@@ -64,7 +64,7 @@ import Workloads
         // Replies: in the order sent, all accepted, their events in increasing positions.
         #expect(replies.map { $0["id"]?.stringValue ?? "?" } == bodies.map(\.id), "replies come back in the order sent")
         let refused = replies.filter { $0["ok"] != .bool(true) }
-        #expect(refused.isEmpty, "all accepted; refused: \(refused.prefix(3).map(pipelineText))")
+        #expect(refused.isEmpty, "all accepted; refused: \(refused.prefix(3).map(CanonicalJSON.string))")
         let replied = replies.flatMap { reply in
             (reply["events"]?.arrayValue ?? []).map {
                 "\($0["position"]?.integerValue ?? -1) \($0["stream"]?.stringValue ?? "") \($0["version"]?.integerValue ?? -1) \($0["type"]?.stringValue ?? "")"
@@ -160,7 +160,7 @@ import Workloads
             admin: ServiceProcess.admin, prefix: "pl", agents: 2, accountsPerAgent: 3, today: Timestamp.now().date)
         let burst = workload.setup() + (0..<60).flatMap(workload.loan) + (0..<10).flatMap(workload.invoice)
         for reply in try rig.pipeline(burst.map(\.json)) {
-            try #require(reply["ok"] == .bool(true), "\(pipelineText(reply))")
+            try #require(reply["ok"] == .bool(true), "\(CanonicalJSON.string(reply))")
         }
         let head = try rig.head()
         try #require(head > 200, "several pages of 100")
@@ -230,7 +230,7 @@ import Workloads
         let workload = LendingWorkload(
             admin: ServiceProcess.admin, prefix: "pc", agents: 2, accountsPerAgent: 2, today: Timestamp.now().date)
         for reply in try rig.pipeline((workload.setup() + (0..<8).flatMap(workload.loan) + (0..<4).flatMap(workload.invoice)).map(\.json)) {
-            try #require(reply["ok"] == .bool(true), "\(pipelineText(reply))")
+            try #require(reply["ok"] == .bool(true), "\(CanonicalJSON.string(reply))")
         }
         let all = try rig.historyPages(limit: 10_000).events.map { try JSONParser.parse($0) }
         func streams(_ events: [JSONValue]) -> [String] { events.compactMap { $0["stream"]?.stringValue } }
@@ -263,7 +263,7 @@ import Workloads
         }
         func expectStillAnswering(_ note: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
             let reply = try ask(#"{"after":0,"limit":1}"#)
-            #expect(reply["events"]?.arrayValue?.count == 1, "after \(note): \(pipelineText(reply))", sourceLocation: sourceLocation)
+            #expect(reply["events"]?.arrayValue?.count == 1, "after \(note): \(CanonicalJSON.string(reply))", sourceLocation: sourceLocation)
         }
 
         let malformed: [(String, String)] = [
@@ -312,11 +312,11 @@ import Workloads
         let head = try rig.head()
         for (body, count) in [(#"{"after":0,"limit":10000}"#, head), (#"{"after":0}"#, head), (#"{"after":0,"limit":1}"#, 1)] {
             let reply = try ask(body)
-            #expect(reply["events"]?.arrayValue?.count == Int(count), "\(body): \(pipelineText(reply))")
+            #expect(reply["events"]?.arrayValue?.count == Int(count), "\(body): \(CanonicalJSON.string(reply))")
             #expect(reply["head"]?.integerValue == head, "\(body)")
         }
         let beyond = try ask(#"{"after":1000000,"limit":5}"#)
-        #expect(beyond["events"]?.arrayValue?.isEmpty == true && beyond["head"]?.integerValue == head, "\(pipelineText(beyond))")
+        #expect(beyond["events"]?.arrayValue?.isEmpty == true && beyond["head"]?.integerValue == head, "\(CanonicalJSON.string(beyond))")
     }
 
     @Test func twoCommandsExpectingTheSameVersionConflict() throws {
@@ -325,7 +325,7 @@ import Workloads
         let workload = LendingWorkload(
             admin: ServiceProcess.admin, prefix: "pv", agents: 1, accountsPerAgent: 2, today: Timestamp.now().date)
         for reply in try rig.pipeline((workload.setup() + [workload.loan(0)[0], workload.loan(1)[0]]).map(\.json)) {
-            try #require(reply["ok"] == .bool(true), "\(pipelineText(reply))")
+            try #require(reply["ok"] == .bool(true), "\(CanonicalJSON.string(reply))")
         }
         let loanId = workload.loanId(0)
         let loanStream = try #require(StreamName(category: "loan", id: loanId))
@@ -341,12 +341,12 @@ import Workloads
         var approveOther = workload.loan(1)[1]
         approveOther.expectedVersion = 1
         var replies = try rig.pipeline([approve.json, reject.json, approveOther.json])
-        #expect(replies[0]["ok"] == .bool(true), "\(pipelineText(replies[0]))")
+        #expect(replies[0]["ok"] == .bool(true), "\(CanonicalJSON.string(replies[0]))")
         #expect(replies[0]["events"]?.arrayValue?.first?["version"] == .integer(2))
-        #expect(replies[1]["error"]?["code"]?.stringValue == "CONFLICT", "\(pipelineText(replies[1]))")
+        #expect(replies[1]["error"]?["code"]?.stringValue == "CONFLICT", "\(CanonicalJSON.string(replies[1]))")
         #expect(replies[1]["error"]?["reason"]?.stringValue == "WRONG_EXPECTED_VERSION")
         #expect(replies[1]["id"]?.stringValue == reject.id)
-        #expect(replies[2]["ok"] == .bool(true), "another loan's version is its own: \(pipelineText(replies[2]))")
+        #expect(replies[2]["ok"] == .bool(true), "another loan's version is its own: \(CanonicalJSON.string(replies[2]))")
 
         // Two payments on the approved loan, both expecting version 2.
         var first = workload.loan(0)[2]
@@ -355,8 +355,8 @@ import Workloads
         second.id = "pv-pay-second"
         second.payload["paymentId"] = .string("\(loanId)-p2")
         replies = try rig.pipeline([first.json, second.json])
-        #expect(replies[0]["ok"] == .bool(true), "\(pipelineText(replies[0]))")
-        #expect(replies[1]["error"]?["code"]?.stringValue == "CONFLICT", "\(pipelineText(replies[1]))")
+        #expect(replies[0]["ok"] == .bool(true), "\(CanonicalJSON.string(replies[0]))")
+        #expect(replies[1]["error"]?["code"]?.stringValue == "CONFLICT", "\(CanonicalJSON.string(replies[1]))")
         #expect(replies[1]["error"]?["reason"]?.stringValue == "WRONG_EXPECTED_VERSION")
 
         // The loan's stream: requested, approved, paid once.
@@ -366,7 +366,7 @@ import Workloads
         second.id = "pv-pay-third"
         second.expectedVersion = 3
         replies = try rig.pipeline([second.json])
-        #expect(replies[0]["ok"] == .bool(true), "\(pipelineText(replies[0]))")
+        #expect(replies[0]["ok"] == .bool(true), "\(CanonicalJSON.string(replies[0]))")
 
         // An absent stream is at version 0: a new loan requested expecting 1 conflicts,
         // expecting 0 it is created; two such requests racing, the second conflicts.
@@ -378,10 +378,10 @@ import Workloads
         var rival = onTime
         rival.id = "pv-request-rival"
         replies = try rig.pipeline([early.json, onTime.json, rival.json])
-        #expect(replies[0]["error"]?["reason"]?.stringValue == "WRONG_EXPECTED_VERSION", "\(pipelineText(replies[0]))")
-        #expect(replies[1]["ok"] == .bool(true), "\(pipelineText(replies[1]))")
+        #expect(replies[0]["error"]?["reason"]?.stringValue == "WRONG_EXPECTED_VERSION", "\(CanonicalJSON.string(replies[0]))")
+        #expect(replies[1]["ok"] == .bool(true), "\(CanonicalJSON.string(replies[1]))")
         #expect(replies[1]["events"]?.arrayValue?.first?["version"] == .integer(1))
-        #expect(replies[2]["error"]?["reason"]?.stringValue == "WRONG_EXPECTED_VERSION", "\(pipelineText(replies[2]))")
+        #expect(replies[2]["error"]?["reason"]?.stringValue == "WRONG_EXPECTED_VERSION", "\(CanonicalJSON.string(replies[2]))")
     }
 }
 
@@ -422,20 +422,12 @@ private final class PipelineRig {
     }
 
     func signedFrames(_ body: [UInt8], key: String = ServiceProcess.Keys.service) throws -> [[UInt8]] {
-        let header = RequestSignature.header(
-            secret: try service.secret(of: key), keyId: key, timestamp: Timestamp.now().secondsSinceEpoch, body: body)
-        return [[], header.json, body]
+        try service.signedFrames(body, key: key)
     }
 
     /// The next reply on `socket`, `["", json]`, raw.
     func receiveRaw(on socket: ZMQSocket, sourceLocation: SourceLocation = #_sourceLocation) throws -> [UInt8] {
-        guard try !zmqPollReadable([socket], timeoutMilliseconds: 30_000).isEmpty, let reply = try socket.receive(wait: false)
-        else {
-            Issue.record("no reply within 30 s; service log:\n\(service.log)", sourceLocation: sourceLocation)
-            throw ServiceProcessError("no reply")
-        }
-        #expect(reply.count == 2 && reply.first?.isEmpty == true, "a DEALER receives [\"\", reply]", sourceLocation: sourceLocation)
-        return reply.last ?? []
+        try receiveReply(on: socket, from: service, timeoutMilliseconds: 30_000, sourceLocation: sourceLocation)
     }
 
     func exchange(_ frames: [[UInt8]], on socket: ZMQSocket, sourceLocation: SourceLocation = #_sourceLocation) throws
@@ -511,8 +503,8 @@ private final class PipelineRig {
             try history.send(try signedFrames(body))
             let raw = try receiveRaw(on: history, sourceLocation: sourceLocation)
             let page = try JSONParser.parse(raw)
-            let parsed = try #require(page["events"]?.arrayValue, "\(pipelineText(page))", sourceLocation: sourceLocation)
-            let slices = try #require(pipelineEventSlices(raw), "cannot split \(raw.count) bytes", sourceLocation: sourceLocation)
+            let parsed = try #require(page["events"]?.arrayValue, "\(CanonicalJSON.string(page))", sourceLocation: sourceLocation)
+            let slices = try #require(historyEventSlices(raw), "cannot split \(raw.count) bytes", sourceLocation: sourceLocation)
             try #require(slices.count == parsed.count, "the splitter agrees with the parser", sourceLocation: sourceLocation)
             for (slice, event) in zip(slices, parsed) {
                 #expect(try JSONParser.parse(slice) == event, sourceLocation: sourceLocation)
@@ -530,9 +522,7 @@ private final class PipelineRig {
         return (events, pages, heads)
     }
 
-    func store() throws -> SQLiteEventStore {
-        try SQLiteEventStore(readingAt: data.appendingPathComponent("events.db").path)
-    }
+    func store() throws -> SQLiteEventStore { try service.store() }
 
     func head() throws -> Int64 { try store().head() }
 }
@@ -541,7 +531,7 @@ private final class PipelineRig {
 private func pipelineExpectHistoryRefusal(
     _ reply: JSONValue, _ code: String, _ reason: String, _ note: String, sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    let text = "\(note): \(pipelineText(reply))"
+    let text = "\(note): \(CanonicalJSON.string(reply))"
     #expect(reply["ok"] == .bool(false), "\(text)", sourceLocation: sourceLocation)
     #expect(reply["error"]?["code"]?.stringValue == code, "code: \(text)", sourceLocation: sourceLocation)
     #expect(reply["error"]?["reason"]?.stringValue == reason, "reason: \(text)", sourceLocation: sourceLocation)
@@ -549,52 +539,4 @@ private func pipelineExpectHistoryRefusal(
     #expect(reply["events"] == nil, "no events in a refusal: \(text)", sourceLocation: sourceLocation)
 }
 
-/// The raw bytes of each element of a reply's top-level `"events":[…]` array, exactly as
-/// sent (no re-serialising), or nil when the reply does not have that shape.
-private func pipelineEventSlices(_ bytes: [UInt8]) -> [[UInt8]]? {
-    let marker = Array(#""events":["#.utf8)
-    guard bytes.count >= marker.count,
-        let start = (0...(bytes.count - marker.count)).first(where: { bytes[$0..<($0 + marker.count)].elementsEqual(marker) })
-    else { return nil }
-    var index = start + marker.count
-    var slices: [[UInt8]] = []
-    while index < bytes.count {
-        let byte = bytes[index]
-        if byte == UInt8(ascii: "]") { return slices }
-        if byte == UInt8(ascii: ",") || byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") {
-            index += 1
-            continue
-        }
-        guard byte == UInt8(ascii: "{") else { return nil }
-        let begin = index
-        var depth = 0
-        var inString = false
-        var escaped = false
-        repeat {
-            let current = bytes[index]
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if current == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if current == UInt8(ascii: "\"") {
-                    inString = false
-                }
-            } else if current == UInt8(ascii: "\"") {
-                inString = true
-            } else if current == UInt8(ascii: "{") || current == UInt8(ascii: "[") {
-                depth += 1
-            } else if current == UInt8(ascii: "}") || current == UInt8(ascii: "]") {
-                depth -= 1
-            }
-            index += 1
-        } while depth > 0 && index < bytes.count
-        guard depth == 0 else { return nil }
-        slices.append(Array(bytes[begin..<index]))
-    }
-    return nil
-}
 
-private func pipelineText(_ value: JSONValue) -> String {
-    String(decoding: CanonicalJSON.bytes(value), as: UTF8.self)
-}
