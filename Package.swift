@@ -56,9 +56,16 @@ let package = Package(
         .target(
             name: "Workloads", dependencies: ["CommandService", "Domain", "Events", "StrataCore"],
             swiftSettings: strict),
+        // The projector path: subscribe, catch up through history, apply in batches with the
+        // checkpoint in the same transaction; rebuild and compare.
+        .target(
+            name: "ProjectorRuntime",
+            dependencies: ["Bus", "EventStore", "Events", "Projections", "StrataCore", "StrataSQLite"],
+            swiftSettings: strict),
         // Test support shipped as a library: in-memory store, fixed clock, domain scenarios.
         .target(
-            name: "StrataTesting", dependencies: ["Bus", "Domain", "EventStore", "Events", "StrataCore"],
+            name: "StrataTesting",
+            dependencies: ["Bus", "Domain", "EventStore", "Events", "ProjectorRuntime", "Projections", "StrataCore"],
             swiftSettings: strict),
         // The command line: argument parsing, configuration, subcommands.
         .target(
@@ -87,6 +94,10 @@ let package = Package(
             dependencies: [
                 "strata", "Bus", "CommandService", "EventStore", "Events", "StrataCore", "StrataTesting", "Workloads",
             ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "ProjectionsTests",
+            dependencies: ["Projections", "ProjectorRuntime", "EventStore", "Events", "StrataCore", "StrataTesting"],
             swiftSettings: strict),
         .testTarget(name: "BusTests", dependencies: ["Bus", "StrataCore", "StrataTesting"], swiftSettings: strict),
         .testTarget(

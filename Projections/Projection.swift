@@ -70,3 +70,18 @@ public protocol ProjectionTables {
     /// Runs a query with bound values and returns its rows.
     func query(_ sql: String, _ values: [ProjectionValue]) throws -> [[ProjectionValue]]
 }
+
+extension ProjectionValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByNilLiteral {
+    public init(stringLiteral value: String) { self = .text(value) }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(nilLiteral: ()) { self = .null }
+}
+
+extension ProjectionValue {
+    /// The value as bound for an optional text column.
+    public static func text(_ value: String?) -> ProjectionValue { value.map { .text($0) } ?? .null }
+    /// The value as bound for an optional integer column.
+    public static func integer(_ value: Int64?) -> ProjectionValue { value.map { .integer($0) } ?? .null }
+    /// An `Int` column (counts, basis points, installment numbers).
+    public static func int(_ value: Int) -> ProjectionValue { .integer(Int64(value)) }
+}

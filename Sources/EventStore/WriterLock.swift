@@ -1,14 +1,17 @@
 import Foundation
 
-/// The one-writer rule across processes: an exclusive `flock` on `<store>-lock`.
+/// The one-writer rule across processes: an exclusive `flock` on `<file>-lock`, for the
+/// event store and for each projection file alike.
 ///
 /// The kernel drops the lock when the holder exits, SIGKILL included, so a crashed
-/// writer never leaves the store locked. Readers never take it.
-struct WriterLock: Sendable {
-    let path: String
+/// writer never leaves a file locked. Readers never take it.
+public struct WriterLock: Sendable {
+    public let path: String
     private let fd: Int32
 
-    static func acquire(for storePath: String) throws(StoreError) -> WriterLock {
+    /// Takes the lock of `storePath`, or refuses naming the process that holds it;
+    /// `holder` says which program usually does.
+    public static func acquire(for storePath: String, holder hint: String = "strata serve?") throws(StoreError) -> WriterLock {
         let path = storePath + "-lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
@@ -21,8 +24,8 @@ struct WriterLock: Sendable {
             if reason == EWOULDBLOCK {
                 throw StoreError(
                     .locked,
-                    "another process\(holder.map { " (pid \($0))" } ?? "") is writing to this event store; "
-                        + "stop it (strata serve?) before writing")
+                    "another process\(holder.map { " (pid \($0))" } ?? "") is writing to \(storePath); "
+                        + "stop it (\(hint)) before writing")
             }
             throw StoreError(.io, "cannot lock \(path): \(String(cString: strerror(reason)))")
         }
@@ -33,7 +36,7 @@ struct WriterLock: Sendable {
         return WriterLock(path: path, fd: fd)
     }
 
-    func release() {
+    public func release() {
         flock(fd, LOCK_UN)
         close(fd)
     }

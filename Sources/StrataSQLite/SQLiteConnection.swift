@@ -34,8 +34,15 @@ public final class SQLiteConnection {
     }
 
     deinit {
+        close()
+    }
+
+    /// Closes the connection now (finalizing its statements); later calls fail with
+    /// SQLITE_MISUSE. Used before a file is deleted and created again.
+    public func close() {
         cache.removeAll()  // statements finalize before the connection closes
         sqlite3_close_v2(handle)
+        handle = nil
     }
 
     /// Runs SQL without results (schema, pragmas, BEGIN/COMMIT). Never with input values.

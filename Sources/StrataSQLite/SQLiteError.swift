@@ -17,6 +17,12 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isFull: Bool { primaryCode == SQLITE_FULL }
     public var isCorrupt: Bool { primaryCode == SQLITE_CORRUPT || primaryCode == SQLITE_NOTADB }
     public var isConstraint: Bool { primaryCode == SQLITE_CONSTRAINT }
+    /// A failure of the machine rather than of the SQL: the disk, the file, memory, a
+    /// lock. Retrying later may succeed; the statement itself is not at fault.
+    public var isEnvironmental: Bool {
+        isBusy || isFull || isCorrupt
+            || [SQLITE_IOERR, SQLITE_NOMEM, SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PROTOCOL, SQLITE_INTERRUPT].contains(primaryCode)
+    }
 
     public var description: String { "SQLite error \(code): \(message)" }
 }

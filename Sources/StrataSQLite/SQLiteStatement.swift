@@ -90,6 +90,20 @@ public final class SQLiteStatement {
         while try step() {}
     }
 
+    /// How many columns each row of this statement has.
+    public var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    /// A column's value with its storage class, for code that reads any table.
+    public func value(_ column: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_NULL: return .null
+        case SQLITE_INTEGER: return .integer(int64(column))
+        case SQLITE_BLOB: return .blob(bytes(column))
+        case SQLITE_FLOAT: return .text(String(sqlite3_column_double(handle, column)))
+        default: return .text(text(column))
+        }
+    }
+
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
     public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 

@@ -1,0 +1,6 @@
+/// What each projector process writes.
+public enum ReadModels {
+    /// The read models of `readmodels.db`, in the order their schemas are created:
+    /// tables first, then the views that read across them.
+    public static let all: [any Projection] = []
+}

@@ -1,0 +1,398 @@
+import EventStore
+import Foundation
+import Projections
+import StrataCore
+import StrataSQLite
+
+/// One projection file (`readmodels.db`, `audit.db`): the tables of its projections and,
+/// in the same file, the checkpoint that says which events they reflect.
+///
+/// Every batch of events is applied in one SQLite transaction that also moves the
+/// checkpoint, so a crash at any instant leaves the tables and the checkpoint agreeing:
+/// nothing is lost, nothing applied twice. The chain is checked as events arrive (each
+/// event's `prevHash` must be the last applied `hash`, and its `hash` must recompute),
+/// so a projection never reflects events that are not the store's.
+///
+/// An event a projection cannot apply (a poison event) stops the file there: the events
+/// before it are committed, the stop is recorded beside the checkpoint, and nothing
+/// after it is applied until an operator resumes or explicitly skips it.
+public final class ProjectionDatabase {
+    /// `PRAGMA application_id` of a Strata projection file ("STRP").
+    public static let applicationId: Int64 = 0x5354_5250
+
+    /// How hard commits push to disk. A projection can always be rebuilt from the store,
+    /// so `durable` uses WAL with `synchronous=NORMAL` (atomic, and consistent after a
+    /// crash); `scratch` (rebuilds into a fresh file) does not sync at all.
+    public enum Durability: Sendable {
+        case durable
+        case scratch
+    }
+
+    public let path: String
+    public let name: String
+    /// The SHA-256 of every projection's name, schema version and statements: a file made
+    /// from another schema is rebuilt, never migrated in place.
+    public let fingerprint: String
+    /// The last position applied (or skipped); 0 for a new file.
+    public private(set) var checkpoint: Int64
+    /// The hash of the event at `checkpoint` (64 zeros at 0): the next event's prevHash.
+    public private(set) var chainHash: String
+    /// Set when the projection stopped at a poison event.
+    public private(set) var stop: ProjectionStop?
+    /// True when opening found a file of another schema and started it afresh.
+    public private(set) var wasReset = false
+
+    private let routes: [Route]
+    private var skipped: Set<Int64>
+    private var connection: SQLiteConnection
+    private let lock: WriterLock
+
+    private struct Route {
+        let projection: any Projection
+        let categories: Set<Substring>?
+    }
+
+    /// Opens (creating if needed) the projection file for writing, holding its lock.
+    public init(
+        path: String, name: String, projections: [any Projection], durability: Durability = .durable
+    ) throws(ProjectorError) {
+        self.path = path
+        self.name = name
+        self.routes = projections.map { Route(projection: $0, categories: $0.categories.map { Set($0.map { Substring($0) }) }) }
+        self.fingerprint = ProjectionDatabase.fingerprint(of: projections)
+        do {
+            lock = try WriterLock.acquire(for: path, holder: "strata project \(name)?")
+        } catch {
+            throw ProjectorError(error.kind == .locked ? .locked : .io, error.message)
+        }
+        do {
+            var connection = try ProjectionDatabase.open(path, durability: durability)
+            if let existing = try ProjectionDatabase.readIdentity(connection, path: path, name: name),
+                existing != fingerprint
+            {
+                // Another build's schema: start again from position 0 rather than migrate.
+                connection = try ProjectionDatabase.recreate(path, durability: durability) {
+                    connection.close()
+                }
+                wasReset = true
+            }
+            try ProjectionDatabase.install(projections, fingerprint: fingerprint, name: name, in: connection)
+            self.connection = connection
+            let state = try ProjectionDatabase.readState(connection, name: name)
+            (checkpoint, chainHash, stop) = (state.position, state.hash, state.stop)
+            skipped = try ProjectionDatabase.readSkipped(connection)
+        } catch {
+            lock.release()
+            throw error
+        }
+    }
+
+    deinit {
+        lock.release()
+    }
+
+    // MARK: - Applying
+
+    /// Applies `events`, which must start right after the checkpoint and be contiguous, in
+    /// one transaction with the new checkpoint. When one of them is a poison event, the
+    /// ones before it are committed, `stop` is set and recorded, and the rest are left.
+    public func apply(_ events: some Collection<RecordedEvent>) throws(ProjectorError) {
+        if let stop { throw ProjectorError(.stopped, "\(name) \(stop)") }
+        guard let first = events.first else { return }
+        guard first.position == checkpoint + 1 else {
+            throw ProjectorError(.outOfOrder, "\(name) is at position \(checkpoint); handed position \(first.position)")
+        }
+        var cursor = Cursor(position: checkpoint, hash: chainHash)
+        do {
+            try connection.transaction {
+                for event in events { try applyOne(event, cursor: &cursor) }
+                try writeCheckpoint(cursor, stop: nil)
+            }
+            (checkpoint, chainHash) = (cursor.position, cursor.hash)
+        } catch let poison as Poison {
+            // Rolled back: apply the good prefix again and record the stop, in one transaction.
+            var good = Cursor(position: checkpoint, hash: chainHash)
+            do {
+                try connection.transaction {
+                    for event in events.prefix(while: { $0.position < poison.stop.position }) {
+                        try applyOne(event, cursor: &good)
+                    }
+                    try writeCheckpoint(good, stop: poison.stop)
+                }
+            } catch {
+                throw ProjectorError(.io, "\(name): recording the stop at position \(poison.stop.position) failed: \(error)")
+            }
+            (checkpoint, chainHash, stop) = (good.position, good.hash, poison.stop)
+        } catch let error as ProjectorError {
+            throw error
+        } catch {
+            throw ProjectorError(.io, "\(name): applying events after position \(checkpoint) failed: \(error)")
+        }
+    }
+
+    private struct Cursor {
+        var position: Int64
+        var hash: String
+    }
+
+    /// An event that stops the projection (thrown inside the transaction to roll it back).
+    private struct Poison: Error {
+        let stop: ProjectionStop
+    }
+
+    private func applyOne(_ event: RecordedEvent, cursor: inout Cursor) throws {
+        guard event.position == cursor.position + 1 else {
+            throw ProjectorError(.outOfOrder, "\(name) expected position \(cursor.position + 1), handed \(event.position)")
+        }
+        func poison(_ message: String) -> Poison {
+            Poison(stop: ProjectionStop(position: event.position, stream: event.stream, type: event.type, error: message))
+        }
+        if skipped.contains(event.position) {
+            cursor = Cursor(position: event.position, hash: event.hash)
+            return
+        }
+        guard event.continuesChain(from: cursor.hash) else {
+            throw poison(
+                event.prevHash == cursor.hash
+                    ? "the hash chain is broken: hash \(event.hash) does not match the event's contents"
+                    : "the hash chain is broken: prevHash \(event.prevHash) is not the hash of position \(cursor.position) (\(cursor.hash))")
+        }
+        let category = event.category
+        let interested = routes.filter { $0.categories?.contains(category) ?? true }
+        if !interested.isEmpty {
+            let projected: ProjectedEvent
+            do {
+                projected = try ProjectedEvent(recorded: event)
+            } catch {
+                throw poison("cannot read the event: \(error)")
+            }
+            let tables = SQLiteProjectionTables(connection: connection)
+            for route in interested {
+                do {
+                    try route.projection.apply(projected, to: tables)
+                } catch let error as SQLiteError where error.isEnvironmental {
+                    throw error
+                } catch {
+                    throw poison("\(route.projection.name) cannot apply it: \(error)")
+                }
+            }
+        }
+        cursor = Cursor(position: event.position, hash: event.hash)
+    }
+
+    private func writeCheckpoint(_ cursor: Cursor, stop: ProjectionStop?) throws {
+        try connection.statement(
+            """
+            UPDATE strata_checkpoint SET position = ?, hash = ?, stopped_position = ?, stopped_stream = ?,
+              stopped_type = ?, stopped_error = ? WHERE name = ?
+            """
+        ).run([
+            .integer(cursor.position), .text(cursor.hash), stop.map { .integer($0.position) } ?? .null,
+            stop.map { .text($0.stream) } ?? .null, stop.map { .text($0.type) } ?? .null,
+            stop.map { .text($0.error) } ?? .null, .text(name),
+        ])
+    }
+
+    // MARK: - After a stop
+
+    /// Clears a recorded stop so the next batch tries the poison event again (after the
+    /// projection's code was fixed).
+    public func resume() throws(ProjectorError) {
+        guard stop != nil else { throw ProjectorError(.invalidRequest, "\(name) is not stopped") }
+        do {
+            try writeCheckpoint(Cursor(position: checkpoint, hash: chainHash), stop: nil)
+        } catch {
+            throw ProjectorError(.io, "\(name): clearing the stop failed: \(error)")
+        }
+        stop = nil
+    }
+
+    /// Passes over the poison event the projection stopped at: recorded in
+    /// `strata_skipped` with the reason, so rebuilds skip it too and the act stays visible.
+    public func skip(position: Int64, reason: String) throws(ProjectorError) {
+        guard let stop else { throw ProjectorError(.invalidRequest, "\(name) is not stopped; only a stopped event can be skipped") }
+        guard stop.position == position else {
+            throw ProjectorError(.invalidRequest, "\(name) stopped at position \(stop.position), not \(position)")
+        }
+        guard !reason.isEmpty else { throw ProjectorError(.invalidRequest, "say why the event is skipped (--reason)") }
+        do {
+            try connection.transaction {
+                try connection.statement(
+                    "INSERT INTO strata_skipped (position, stream, type, error, reason) VALUES (?, ?, ?, ?, ?)"
+                ).run([.integer(stop.position), .text(stop.stream), .text(stop.type), .text(stop.error), .text(reason)])
+                try writeCheckpoint(Cursor(position: checkpoint, hash: chainHash), stop: nil)
+            }
+        } catch {
+            throw ProjectorError(.io, "\(name): recording the skip failed: \(error)")
+        }
+        skipped.insert(position)
+        self.stop = nil
+    }
+
+    /// The skips recorded in this file, so that a rebuild passes over the same events.
+    public var skippedPositions: [(position: Int64, reason: String)] {
+        (try? ProjectionDatabase.readSkipRows(connection)) ?? []
+    }
+
+    /// Records skips copied from another file (a rebuild honouring the live file's).
+    public func adoptSkips(_ skips: [(position: Int64, reason: String)]) throws(ProjectorError) {
+        do {
+            try connection.transaction {
+                for skip in skips {
+                    try connection.statement(
+                        "INSERT OR IGNORE INTO strata_skipped (position, stream, type, error, reason) VALUES (?, '', '', '', ?)"
+                    ).run([.integer(skip.position), .text(skip.reason)])
+                }
+            }
+        } catch {
+            throw ProjectorError(.io, "\(name): recording skips failed: \(error)")
+        }
+        skipped.formUnion(skips.map(\.position))
+    }
+
+    /// Writes the WAL back into the main file (after a rebuild), so the file stands alone.
+    public func checkpointWAL() {
+        try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    // MARK: - Opening
+
+    static let metaSchema = """
+        CREATE TABLE IF NOT EXISTS strata_checkpoint (
+            name             TEXT    PRIMARY KEY,
+            position         INTEGER NOT NULL,
+            hash             TEXT    NOT NULL,
+            fingerprint      TEXT    NOT NULL,
+            stopped_position INTEGER,
+            stopped_stream   TEXT,
+            stopped_type     TEXT,
+            stopped_error    TEXT
+        );
+        CREATE TABLE IF NOT EXISTS strata_skipped (
+            position INTEGER PRIMARY KEY,
+            stream   TEXT NOT NULL,
+            type     TEXT NOT NULL,
+            error    TEXT NOT NULL,
+            reason   TEXT NOT NULL
+        );
+        """
+
+    private static func open(_ path: String, durability: Durability) throws(ProjectorError) -> SQLiteConnection {
+        do {
+            let connection = try SQLiteConnection(path: path, mode: .readWrite)
+            _ = try connection.scalarText("PRAGMA journal_mode=WAL")
+            try connection.execute(durability == .durable ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=OFF")
+            return connection
+        } catch {
+            throw ProjectorError(.io, "cannot open \(path): \(error.message)")
+        }
+    }
+
+    /// The fingerprint recorded in an existing file, nil for a new one; refuses files
+    /// that are not this projection's.
+    private static func readIdentity(_ c: SQLiteConnection, path: String, name: String) throws(ProjectorError) -> String? {
+        do {
+            let applicationId = try c.scalarInteger("PRAGMA application_id") ?? 0
+            let tables = try c.scalarInteger("SELECT count(*) FROM sqlite_master") ?? 0
+            if applicationId == 0 && tables == 0 { return nil }
+            guard applicationId == ProjectionDatabase.applicationId else {
+                throw ProjectorError(.foreign, "\(path) is not a Strata projection file")
+            }
+            guard let recorded = try c.scalarText("SELECT name FROM strata_checkpoint") else { return nil }
+            guard recorded == name else {
+                throw ProjectorError(.foreign, "\(path) holds the projection \(recorded), not \(name)")
+            }
+            return try c.scalarText("SELECT fingerprint FROM strata_checkpoint")
+        } catch let error as ProjectorError {
+            throw error
+        } catch {
+            throw ProjectorError(.io, "cannot read \(path): \(error)")
+        }
+    }
+
+    private static func recreate(
+        _ path: String, durability: Durability, closingOld close: () -> Void
+    ) throws(ProjectorError) -> SQLiteConnection {
+        close()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        return try open(path, durability: durability)
+    }
+
+    private static func install(
+        _ projections: [any Projection], fingerprint: String, name: String, in c: SQLiteConnection
+    ) throws(ProjectorError) {
+        do {
+            guard try c.scalarText("SELECT name FROM sqlite_master WHERE name = 'strata_checkpoint'") == nil else { return }
+            try c.transaction {
+                try c.execute(metaSchema)
+                for projection in projections {
+                    for statement in projection.schema.statements { try c.execute(statement) }
+                }
+                try c.statement("INSERT INTO strata_checkpoint (name, position, hash, fingerprint) VALUES (?, 0, ?, ?)")
+                    .run([.text(name), .text(HashChain.genesisHex), .text(fingerprint)])
+                try c.execute("PRAGMA application_id=\(applicationId)")
+            }
+        } catch {
+            throw ProjectorError(.io, "cannot create the \(name) schema in \(c.path): \(error)")
+        }
+    }
+
+    struct State {
+        let position: Int64
+        let hash: String
+        let stop: ProjectionStop?
+    }
+
+    static func readState(_ c: SQLiteConnection, name: String) throws(ProjectorError) -> State {
+        do {
+            let s = try c.statement(
+                """
+                SELECT position, hash, stopped_position, stopped_stream, stopped_type, stopped_error
+                FROM strata_checkpoint WHERE name = ?
+                """)
+            try s.bind([.text(name)])
+            defer { s.reset() }
+            guard try s.step() else { throw ProjectorError(.foreign, "\(c.path) has no checkpoint for \(name)") }
+            let stop =
+                s.isNull(2)
+                ? nil : ProjectionStop(position: s.int64(2), stream: s.text(3), type: s.text(4), error: s.text(5))
+            return State(position: s.int64(0), hash: s.text(1), stop: stop)
+        } catch let error as ProjectorError {
+            throw error
+        } catch {
+            throw ProjectorError(.io, "cannot read the checkpoint in \(c.path): \(error)")
+        }
+    }
+
+    private static func readSkipped(_ c: SQLiteConnection) throws(ProjectorError) -> Set<Int64> {
+        do {
+            return Set(try readSkipRows(c).map(\.position))
+        } catch {
+            throw ProjectorError(.io, "cannot read skipped events in \(c.path): \(error)")
+        }
+    }
+
+    private static func readSkipRows(_ c: SQLiteConnection) throws -> [(position: Int64, reason: String)] {
+        let s = try c.statement("SELECT position, reason FROM strata_skipped ORDER BY position")
+        defer { s.reset() }
+        var rows: [(position: Int64, reason: String)] = []
+        while try s.step() { rows.append((s.int64(0), s.text(1))) }
+        return rows
+    }
+
+    static func fingerprint(of projections: [any Projection]) -> String {
+        var text = ""
+        for projection in projections {
+            text += "\(projection.name)\n\(projection.schema.version)\n"
+            for statement in projection.schema.statements { text += statement + "\n;\n" }
+        }
+        return Hex.encode(HashChain.sha256(Array(text.utf8)))
+    }
+}
+
+extension ProjectionDatabase {
+    /// Runs a read query against the file (tests, `rebuild --compare`, the demo's dashboard).
+    public func query(_ sql: String, _ values: [ProjectionValue] = []) throws -> [[ProjectionValue]] {
+        try SQLiteProjectionTables(connection: connection).query(sql, values)
+    }
+}

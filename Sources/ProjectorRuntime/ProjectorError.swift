@@ -1,0 +1,47 @@
+/// Why a projector or a projection file could not do what was asked.
+public struct ProjectorError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        /// Another process holds the projection file's writer lock.
+        case locked = "LOCKED"
+        /// The file is not a Strata projection file, or not this projection's.
+        case foreign = "FOREIGN"
+        /// The projection stopped at a poison event and will not go on until resumed.
+        case stopped = "STOPPED"
+        /// Events were handed over out of order (a bug in the caller).
+        case outOfOrder = "OUT_OF_ORDER"
+        /// An SQLite or file-system failure.
+        case io = "IO"
+        /// Resume or skip was asked for where it does not apply.
+        case invalidRequest = "INVALID_REQUEST"
+    }
+
+    public let kind: Kind
+    public let message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// Where and why a projection stopped: the first event it could not apply.
+///
+/// Recorded in the projection file with the checkpoint, so `strata status` shows it and
+/// a restarted projector does not pass over it silently.
+public struct ProjectionStop: Sendable, Equatable, CustomStringConvertible {
+    public let position: Int64
+    public let stream: String
+    public let type: String
+    public let error: String
+
+    public init(position: Int64, stream: String, type: String, error: String) {
+        self.position = position
+        self.stream = stream
+        self.type = type
+        self.error = error
+    }
+
+    public var description: String { "stopped at position \(position) (\(type) on \(stream)): \(error)" }
+}

@@ -1,0 +1,106 @@
+import EventStore
+import Events
+import Foundation
+import ProjectorRuntime
+import Projections
+import StrataCore
+import StrataTesting
+import Testing
+
+/// A projection that counts users per status, and refuses users named "poison".
+private struct UserCount: Projection {
+    var name: String { "user_count" }
+    var schema: ProjectionSchema {
+        ProjectionSchema(
+            version: 1, statements: ["CREATE TABLE user_count (status TEXT PRIMARY KEY, users INTEGER NOT NULL)"])
+    }
+    var categories: [String]? { ["user"] }
+
+    struct Refused: Error, CustomStringConvertible { var description: String { "poison is not a username" } }
+
+    func apply(_ event: ProjectedEvent, to tables: any ProjectionTables) throws {
+        guard case .userRegistered(let user) = event.event else { return }
+        if user.username == "poison" { throw Refused() }
+        try tables.execute(
+            "INSERT INTO user_count VALUES (?, 1) ON CONFLICT (status) DO UPDATE SET users = users + 1",
+            [.text(user.status.rawValue)])
+    }
+}
+
+private func registered(_ id: String, username: String? = nil) -> StrataEvent {
+    .userRegistered(
+        UserRegistered(userId: id, username: username ?? id, email: PersonalData("\(id)@example.com"), role: .agent, status: .pending))
+}
+
+@Suite struct ProjectionDatabaseTests {
+    @Test func checkpointMovesWithTheRowsInOneTransaction() throws {
+        let h = try ProjectionHarness([UserCount()])
+        try h.given(registered("u1"), stream: "user-u1")
+        try h.given(.commissionRateChanged(CommissionRateChanged(rateBp: 900, changedBy: "a")), stream: "settings-global")
+        try h.given(registered("u2"), stream: "user-u2")
+        #expect(h.database.checkpoint == 3)
+        #expect(h.database.chainHash == h.recorded.last?.hash)
+        #expect(try h.rows("SELECT status, users FROM user_count") == [["PENDING", 2]])
+        #expect(try h.rows("SELECT position, hash FROM strata_checkpoint") == [[3, .text(h.recorded[2].hash)]])
+    }
+
+    @Test func aPoisonEventStopsTheFileThereAndKeepsWhatCameBefore() throws {
+        let h = try ProjectionHarness([UserCount()])
+        let batch = [
+            try h.record(registered("u1"), stream: "user-u1"),
+            try h.record(registered("u2", username: "poison"), stream: "user-u2"),
+            try h.record(registered("u3"), stream: "user-u3"),
+        ]
+        try h.database.apply(batch)
+        #expect(h.database.checkpoint == 1)
+        let stop = try #require(h.database.stop)
+        #expect(stop.position == 2 && stop.type == "UserRegistered" && stop.stream == "user-u2")
+        #expect(stop.error.contains("poison is not a username"))
+        #expect(try h.rows("SELECT users FROM user_count") == [[1]])
+        #expect(try h.rows("SELECT stopped_position, stopped_error IS NOT NULL FROM strata_checkpoint") == [[2, 1]])
+        // Nothing after it is applied until an operator acts.
+        #expect(throws: ProjectorError.self) { try h.database.apply(batch[1...]) }
+
+        // Resuming without a fix stops at the same event again.
+        try h.database.resume()
+        try h.database.apply(batch[1...])
+        #expect(h.database.stop?.position == 2)
+
+        // Skipping is explicit, recorded with its reason, and moves on.
+        #expect(throws: ProjectorError.self) { try h.database.skip(position: 3, reason: "wrong one") }
+        try h.database.skip(position: 2, reason: "test data entered by mistake")
+        try h.database.apply(batch[1...])
+        #expect(h.database.checkpoint == 3 && h.database.stop == nil)
+        #expect(try h.rows("SELECT users FROM user_count") == [[2]])
+        #expect(try h.rows("SELECT position, type, reason FROM strata_skipped") == [[2, "UserRegistered", "test data entered by mistake"]])
+    }
+
+    @Test func aBrokenChainStopsTheProjection() throws {
+        let h = try ProjectionHarness([UserCount()])
+        let first = try h.record(registered("u1"), stream: "user-u1")
+        let second = try h.record(registered("u2"), stream: "user-u2")
+        let tampered = RecordedEvent(
+            position: second.position, stream: second.stream, version: second.version, type: second.type,
+            schemaVersion: second.schemaVersion, recordedAt: second.recordedAt,
+            data: Array(String(decoding: second.data, as: UTF8.self).replacingOccurrences(of: "u2@", with: "u9@").utf8),
+            metadata: second.metadata, prevHash: second.prevHash, hash: second.hash)
+        try h.database.apply([first, tampered])
+        #expect(h.database.checkpoint == 1)
+        #expect(h.database.stop?.error.contains("hash chain is broken") == true)
+    }
+
+    @Test func eventsMustContinueFromTheCheckpoint() throws {
+        let h = try ProjectionHarness([UserCount()])
+        _ = try h.record(registered("u1"), stream: "user-u1")
+        let second = try h.record(registered("u2"), stream: "user-u2")
+        #expect(throws: ProjectorError.self) { try h.database.apply([second]) }
+        #expect(h.database.checkpoint == 0)
+    }
+
+    @Test func aSecondWriterIsRefusedAndAnotherSchemaStartsAfresh() throws {
+        let h = try ProjectionHarness([UserCount()])
+        try h.given(registered("u1"), stream: "user-u1")
+        let path = h.database.path
+        #expect(throws: ProjectorError.self) { _ = try ProjectionDatabase(path: path, name: "test", projections: [UserCount()]) }
+    }
+}
