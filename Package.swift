@@ -71,7 +71,8 @@ let package = Package(
         .target(
             name: "StrataCLI",
             dependencies: [
-                "Bus", "CommandService", "EventStore", "Events", "StrataCore", "StrataSQLite", "Workloads", "CSodium",
+                "Bus", "CommandService", "EventStore", "Events", "ProjectorRuntime", "Projections", "StrataCore",
+                "StrataSQLite", "Workloads", "CSodium",
             ],
             swiftSettings: strict),
         .executableTarget(name: "strata", dependencies: ["StrataCLI"], swiftSettings: strict),

@@ -3,4 +3,7 @@ public enum ReadModels {
     /// The read models of `readmodels.db`, in the order their schemas are created:
     /// tables first, then the views that read across them.
     public static let all: [any Projection] = []
+
+    /// The audit log of `audit.db`.
+    public static let audit: [any Projection] = []
 }

@@ -229,19 +229,14 @@ public final class ProjectionDatabase {
         self.stop = nil
     }
 
-    /// The skips recorded in this file, so that a rebuild passes over the same events.
-    public var skippedPositions: [(position: Int64, reason: String)] {
-        (try? ProjectionDatabase.readSkipRows(connection)) ?? []
-    }
-
     /// Records skips copied from another file (a rebuild honouring the live file's).
-    public func adoptSkips(_ skips: [(position: Int64, reason: String)]) throws(ProjectorError) {
+    public func adoptSkips(_ skips: [SkippedEvent]) throws(ProjectorError) {
         do {
             try connection.transaction {
                 for skip in skips {
                     try connection.statement(
-                        "INSERT OR IGNORE INTO strata_skipped (position, stream, type, error, reason) VALUES (?, '', '', '', ?)"
-                    ).run([.integer(skip.position), .text(skip.reason)])
+                        "INSERT OR IGNORE INTO strata_skipped (position, stream, type, error, reason) VALUES (?, ?, ?, ?, ?)"
+                    ).run([.integer(skip.position), .text(skip.stream), .text(skip.type), .text(skip.error), .text(skip.reason)])
                 }
             }
         } catch {
@@ -366,17 +361,19 @@ public final class ProjectionDatabase {
 
     private static func readSkipped(_ c: SQLiteConnection) throws(ProjectorError) -> Set<Int64> {
         do {
-            return Set(try readSkipRows(c).map(\.position))
+            return Set(try readSkips(c).map(\.position))
         } catch {
             throw ProjectorError(.io, "cannot read skipped events in \(c.path): \(error)")
         }
     }
 
-    private static func readSkipRows(_ c: SQLiteConnection) throws -> [(position: Int64, reason: String)] {
-        let s = try c.statement("SELECT position, reason FROM strata_skipped ORDER BY position")
+    static func readSkips(_ c: SQLiteConnection) throws -> [SkippedEvent] {
+        let s = try c.statement("SELECT position, stream, type, error, reason FROM strata_skipped ORDER BY position")
         defer { s.reset() }
-        var rows: [(position: Int64, reason: String)] = []
-        while try s.step() { rows.append((s.int64(0), s.text(1))) }
+        var rows: [SkippedEvent] = []
+        while try s.step() {
+            rows.append(SkippedEvent(position: s.int64(0), stream: s.text(1), type: s.text(2), error: s.text(3), reason: s.text(4)))
+        }
         return rows
     }
 

@@ -45,3 +45,22 @@ public struct ProjectionStop: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "stopped at position \(position) (\(type) on \(stream)): \(error)" }
 }
+
+/// An event an operator told a projection to pass over, and why (`strata_skipped`).
+public struct SkippedEvent: Sendable, Equatable {
+    public let position: Int64
+    public let stream: String
+    public let type: String
+    /// The error the projection stopped with.
+    public let error: String
+    /// The operator's reason.
+    public let reason: String
+
+    public init(position: Int64, stream: String, type: String, error: String, reason: String) {
+        self.position = position
+        self.stream = stream
+        self.type = type
+        self.error = error
+        self.reason = reason
+    }
+}

@@ -21,8 +21,13 @@ struct Subcommand: Sendable {
 /// The `strata` command line.
 public enum StrataCommandLine {
     static let subcommands: [Subcommand] = [
+        UpCommand.subcommand,
         ServeCommand.subcommand,
+        ProjectCommand.subcommand,
+        DemoCommand.subcommand,
         SendCommand.subcommand,
+        StatusCommand.subcommand,
+        RebuildCommand.subcommand,
         VerifyCommand.subcommand,
         KeysCommand.subcommand,
         AdminBootstrapCommand.subcommand,

@@ -1,0 +1,148 @@
+import Bus
+import EventStore
+import StrataCore
+
+/// Where a projector reads the events it missed: the history endpoint over the bus, or
+/// the store file itself when co-located (rebuilds).
+public protocol HistorySource {
+    /// Events after `position`, in order, at most `limit`, and the head when they were read.
+    func page(after position: Int64, limit: Int) throws(HistoryError) -> HistoryPage
+}
+
+public struct HistoryPage: Sendable {
+    public let events: [RecordedEvent]
+    /// The last committed position, read after the events: never behind them.
+    public let head: Int64
+
+    public init(events: [RecordedEvent], head: Int64) {
+        self.events = events
+        self.head = head
+    }
+}
+
+/// Why history could not be read.
+public struct HistoryError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable {
+        /// No answer in time, or the service is stopping: try again later.
+        case unavailable
+        /// The service refused the request (the key, its scope): retrying will not help.
+        case refused
+        /// The answer or the store could not be read.
+        case unreadable
+    }
+
+    public let kind: Kind
+    public let message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// History read straight from the store file: what `rebuild` uses, and a projector
+/// co-located with the store could.
+public struct StoreHistory: HistorySource {
+    let store: any EventStore
+
+    public init(store: any EventStore) {
+        self.store = store
+    }
+
+    public func page(after position: Int64, limit: Int) throws(HistoryError) -> HistoryPage {
+        do {
+            let events = try store.events(after: position, limit: limit)
+            return HistoryPage(events: events, head: try store.head())
+        } catch {
+            throw HistoryError(.unreadable, "cannot read the event store: \(error)")
+        }
+    }
+}
+
+/// History from the command service's history endpoint: signed requests on a DEALER.
+///
+/// A request that gets no answer in time has its socket closed and made anew, so a late
+/// reply to it can never be mistaken for the answer to the next request.
+public final class BusHistory: HistorySource {
+    private let context: ZMQContext
+    private let endpoint: String
+    private let key: KeyFile.Key
+    private let timeoutMilliseconds: Int
+    private let shouldGiveUp: @Sendable () -> Bool
+    private var client: SignedClient?
+
+    /// - Parameter shouldGiveUp: checked while waiting, so a stopping projector does not
+    ///   wait out the whole timeout.
+    public init(
+        context: ZMQContext, endpoint: String, key: KeyFile.Key, timeoutMilliseconds: Int = 5000,
+        shouldGiveUp: @escaping @Sendable () -> Bool = { false }
+    ) {
+        self.context = context
+        self.endpoint = endpoint
+        self.key = key
+        self.timeoutMilliseconds = timeoutMilliseconds
+        self.shouldGiveUp = shouldGiveUp
+    }
+
+    deinit {
+        client?.close()
+    }
+
+    public func page(after position: Int64, limit: Int) throws(HistoryError) -> HistoryPage {
+        let body = CanonicalJSON.bytes(["after": .integer(position), "limit": .integer(Int64(limit))])
+        var reply: [UInt8]?
+        do {
+            let client = try self.client ?? SignedClient(context, endpoint: endpoint, keyId: key.id, secret: key.secret)
+            self.client = client
+            try client.send(body)
+            var waited = 0
+            while reply == nil, waited < timeoutMilliseconds, !shouldGiveUp() {
+                reply = try client.receive(timeoutMilliseconds: 100)
+                waited += 100
+            }
+        } catch {
+            dropClient()
+            throw HistoryError(.unavailable, "history request failed: \(error)")
+        }
+        guard let reply else {
+            dropClient()
+            throw HistoryError(.unavailable, "no answer from \(endpoint) within \(timeoutMilliseconds) ms")
+        }
+        return try Self.parse(reply)
+    }
+
+    private func dropClient() {
+        client?.close()
+        client = nil
+    }
+
+    /// Reads `{"events":[…],"head":N,"ok":true}`, or the refusal in its place.
+    static func parse(_ reply: [UInt8]) throws(HistoryError) -> HistoryPage {
+        guard let json = try? JSONParser.parse(reply), case .object(let members) = json else {
+            throw HistoryError(.unreadable, "history answered with something that is not a JSON object")
+        }
+        guard members["ok"]?.boolValue == true else {
+            let code = json["error"]?["code"]?.stringValue ?? "?"
+            let reason = json["error"]?["reason"]?.stringValue ?? "?"
+            let message = json["error"]?["message"]?.stringValue ?? ""
+            throw HistoryError(
+                code == "UNAVAILABLE" || code == "INTERNAL" ? .unavailable : .refused,
+                "history refused the request: \(code) \(reason) \(message)")
+        }
+        guard let head = members["head"]?.integerValue, let items = members["events"]?.arrayValue else {
+            throw HistoryError(.unreadable, "history's answer lacks events or head")
+        }
+        var events: [RecordedEvent] = []
+        events.reserveCapacity(items.count)
+        for item in items {
+            do {
+                events.append(try RecordedEvent(json: item))
+            } catch {
+                throw HistoryError(.unreadable, "history sent an unreadable event: \(error)")
+            }
+        }
+        return HistoryPage(events: events, head: head)
+    }
+}

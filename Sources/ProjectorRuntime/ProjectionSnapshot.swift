@@ -1,0 +1,142 @@
+import Foundation
+import StrataSQLite
+
+/// A projection file read without its lock, in one read transaction: a consistent view of
+/// its checkpoint and rows while the projector keeps writing (WAL lets both run).
+///
+/// `strata status` reads the checkpoint through it; `strata rebuild --compare` holds it
+/// while the rebuild catches up to the same position, then compares row for row.
+public final class ProjectionSnapshot {
+    public let path: String
+    public let name: String
+    public let checkpoint: Int64
+    public let stop: ProjectionStop?
+    private let connection: SQLiteConnection
+
+    /// Opens `path` read-only and starts the read transaction; nil when there is no file.
+    public init?(path: String) throws(ProjectorError) {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        self.path = path
+        do {
+            connection = try SQLiteConnection(path: path, mode: .readOnly)
+            try connection.execute("BEGIN")
+            guard try connection.scalarInteger("PRAGMA application_id") == ProjectionDatabase.applicationId,
+                let name = try connection.scalarText("SELECT name FROM strata_checkpoint")
+            else {
+                throw ProjectorError(.foreign, "\(path) is not a Strata projection file")
+            }
+            self.name = name
+            let state = try ProjectionDatabase.readState(connection, name: name)
+            checkpoint = state.position
+            stop = state.stop
+        } catch let error as ProjectorError {
+            throw error
+        } catch {
+            throw ProjectorError(.io, "cannot read \(path): \(error)")
+        }
+    }
+
+    /// The skips an operator recorded, for a rebuild to honour.
+    public func skips() throws(ProjectorError) -> [SkippedEvent] {
+        do {
+            return try ProjectionDatabase.readSkips(connection)
+        } catch {
+            throw ProjectorError(.io, "cannot read \(path): \(error)")
+        }
+    }
+
+    /// What the comparison found.
+    public struct Comparison: Sendable {
+        public let tables: Int
+        public let rows: Int
+        /// The first difference, in words; nil when the files are equal.
+        public let difference: String?
+    }
+
+    /// Compares every object's schema and every table's rows with another file, row for
+    /// row in a total order (every column), stopping at the first difference.
+    public func compare(with otherPath: String) throws(ProjectorError) -> Comparison {
+        do {
+            let other = try SQLiteConnection(path: otherPath, mode: .readOnly)
+            let ours = try Self.objects(connection)
+            let theirs = try Self.objects(other)
+            for (name, sql) in ours where theirs[name] != sql {
+                return Comparison(
+                    tables: 0, rows: 0,
+                    difference: theirs[name] == nil
+                        ? "\(name) is missing from \(otherPath)" : "\(name) is defined differently in \(otherPath)")
+            }
+            if let extra = theirs.keys.sorted().first(where: { ours[$0] == nil }) {
+                return Comparison(tables: 0, rows: 0, difference: "\(extra) exists only in \(otherPath)")
+            }
+            let tables = try Self.tables(connection)
+            var rows = 0
+            for table in tables {
+                let columns = try Self.columnCount(connection, table)
+                let order = (1...max(columns, 1)).map(String.init).joined(separator: ", ")
+                let sql = "SELECT * FROM \"\(table)\" ORDER BY \(order)"
+                let left = try connection.statement(sql)
+                let right = try other.statement(sql)
+                defer {
+                    left.reset()
+                    right.reset()
+                }
+                var index = 0
+                while true {
+                    let hasLeft = try left.step()
+                    let hasRight = try right.step()
+                    if !hasLeft && !hasRight { break }
+                    index += 1
+                    let a = hasLeft ? (0..<left.columnCount).map { left.value($0) } : nil
+                    let b = hasRight ? (0..<right.columnCount).map { right.value($0) } : nil
+                    if a != b {
+                        return Comparison(
+                            tables: tables.count, rows: rows,
+                            difference: "table \(table), row \(index) in order: live \(Self.describe(a)), rebuilt \(Self.describe(b))")
+                    }
+                    rows += 1
+                }
+            }
+            return Comparison(tables: tables.count, rows: rows, difference: nil)
+        } catch {
+            throw ProjectorError(.io, "comparing \(path) with \(otherPath): \(error)")
+        }
+    }
+
+    private static func objects(_ c: SQLiteConnection) throws -> [String: String] {
+        let s = try c.statement("SELECT name, coalesce(sql, '') FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
+        defer { s.reset() }
+        var objects: [String: String] = [:]
+        while try s.step() { objects[s.text(0)] = s.text(1) }
+        return objects
+    }
+
+    private static func tables(_ c: SQLiteConnection) throws -> [String] {
+        let s = try c.statement("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        defer { s.reset() }
+        var names: [String] = []
+        while try s.step() { names.append(s.text(0)) }
+        return names
+    }
+
+    private static func columnCount(_ c: SQLiteConnection, _ table: String) throws -> Int {
+        let s = try c.statement("SELECT count(*) FROM pragma_table_info(?)")
+        try s.bind([.text(table)])
+        defer { s.reset() }
+        _ = try s.step()
+        return Int(s.int64(0))
+    }
+
+    private static func describe(_ row: [SQLiteValue]?) -> String {
+        guard let row else { return "(no row)" }
+        return "("
+            + row.map { value in
+                switch value {
+                case .null: "NULL"
+                case .integer(let i): String(i)
+                case .text(let t): "'\(t)'"
+                case .blob(let b): "x'\(b.count) bytes'"
+                }
+            }.joined(separator: ", ") + ")"
+    }
+}

@@ -1,0 +1,301 @@
+import Bus
+import Dispatch
+import EventStore
+import Foundation
+import Projections
+import StrataCore
+import Synchronization
+
+/// A projector process's engine: keeps one projection file equal to the events, whatever
+/// the bus drops (the Clone pattern).
+///
+/// It subscribes first, then reads the checkpoint and catches up through history to the
+/// head, then applies live events, dropping those at or below the checkpoint. A gap (a
+/// position other than checkpoint + 1), a heartbeat whose head is beyond the checkpoint,
+/// or a quiet bus sends it back to history. Its one thread owns both sockets and the
+/// SQLite file; nothing here touches Swift's cooperative pool.
+public final class Projector: Sendable {
+    public struct Settings: Sendable {
+        public var name: String
+        public var databasePath: String
+        public var eventsEndpoint: String
+        public var historyEndpoint: String
+        /// A key with the `history` scope.
+        public var key: KeyFile.Key
+        /// Most events applied in one transaction.
+        public var batchLimit = 2000
+        /// Events asked of history per request (the endpoint allows up to 10,000).
+        public var historyPageSize = 2000
+        public var historyTimeoutMilliseconds = 5000
+        /// With no message at all for this long (heartbeats come every second), ask history.
+        public var quietMilliseconds = 3000
+        /// How many live messages may wait in the subscriber before libzmq drops them.
+        public var receiveHighWaterMark: Int32 = 100_000
+
+        public init(name: String, databasePath: String, eventsEndpoint: String, historyEndpoint: String, key: KeyFile.Key) {
+            self.name = name
+            self.databasePath = databasePath
+            self.eventsEndpoint = eventsEndpoint
+            self.historyEndpoint = historyEndpoint
+            self.key = key
+        }
+    }
+
+    /// How a projector ended.
+    public enum Exit: Sendable, Equatable {
+        /// Asked to stop; everything it took is committed.
+        case stopped
+        /// It reached an event it cannot apply (recorded in the file; see `strata status`).
+        case poisoned(ProjectionStop)
+        /// It could not go on: the file, the key, a socket.
+        case failed(String)
+    }
+
+    /// A committed batch, for measurements: the events and when their commit returned.
+    public struct Commit: Sendable {
+        public let events: [RecordedEvent]
+        public let committedAt: Timestamp
+    }
+
+    private let settings: Settings
+    private let logger: Logger
+    private let stopRequested = Atomic<Bool>(false)
+    private let outcome = Mutex<Exit?>(nil)
+    private let started = DispatchSemaphore(value: 0)
+    private let ended = DispatchSemaphore(value: 0)
+    private let startFailure = Mutex<ProjectorError?>(nil)
+    private let checkpointAtStart = Atomic<Int64>(0)
+
+    private init(settings: Settings, logger: Logger) {
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// Opens the projection file (taking its lock) and starts the projector's thread.
+    /// Throws when the file cannot be opened, is locked by another projector, or is stopped.
+    public static func start(
+        _ settings: Settings, projections: [any Projection], logger: Logger,
+        onCommit: (@Sendable (Commit) -> Void)? = nil
+    ) throws(ProjectorError) -> Projector {
+        let projector = Projector(settings: settings, logger: logger)
+        let thread = Thread {
+            projector.run(projections: projections, onCommit: onCommit)
+            projector.ended.signal()
+        }
+        thread.name = "projector-\(settings.name)"
+        thread.start()
+        projector.started.wait()
+        if let failure = projector.startFailure.withLock({ $0 }) {
+            projector.ended.wait()
+            throw failure
+        }
+        return projector
+    }
+
+    /// The checkpoint the file had when the projector started.
+    public var startingCheckpoint: Int64 { checkpointAtStart.load(ordering: .acquiring) }
+
+    /// Asks the projector to stop after the batch in hand.
+    public func stop() {
+        stopRequested.store(true, ordering: .releasing)
+    }
+
+    /// Blocks until the projector's thread has ended and its file is closed.
+    public func wait() -> Exit {
+        ended.wait()
+        ended.signal()  // later calls return at once
+        return outcome.withLock { $0 ?? .stopped }
+    }
+
+    private var isStopping: Bool { stopRequested.load(ordering: .acquiring) }
+
+    // MARK: - The thread
+
+    private func run(projections: [any Projection], onCommit: (@Sendable (Commit) -> Void)?) {
+        let database: ProjectionDatabase
+        do {
+            database = try ProjectionDatabase(path: settings.databasePath, name: settings.name, projections: projections)
+        } catch {
+            startFailure.withLock { $0 = error }
+            started.signal()
+            return
+        }
+        if database.wasReset {
+            logger.warning("\(settings.databasePath) was made from another schema: rebuilding \(settings.name) from position 0")
+        }
+        if let stop = database.stop {
+            startFailure.withLock {
+                $0 = ProjectorError(
+                    .stopped,
+                    "\(settings.name) \(stop); fix the projection and run `strata project \(settings.name) --resume`, "
+                        + "or pass over the event with `--skip \(stop.position) --reason TEXT`")
+            }
+            started.signal()
+            return
+        }
+        checkpointAtStart.store(database.checkpoint, ordering: .releasing)
+        started.signal()
+        let exit = follow(database, onCommit: onCommit)
+        outcome.withLock { $0 = exit }
+    }
+
+    private func follow(_ database: ProjectionDatabase, onCommit: (@Sendable (Commit) -> Void)?) -> Exit {
+        let context: ZMQContext
+        let subscriber: ZMQSocket
+        do {
+            context = try ZMQContext()
+            // Subscribe before reading the checkpoint: whatever is published from now on
+            // waits in the socket while history fills the gap behind it.
+            subscriber = try ZMQSocket(context, .subscriber)
+            try subscriber.setHighWaterMarks(send: 0, receive: settings.receiveHighWaterMark)
+            try subscriber.subscribe("")
+            try subscriber.connect(settings.eventsEndpoint)
+        } catch {
+            return .failed("cannot subscribe to \(settings.eventsEndpoint): \(error)")
+        }
+        defer { subscriber.close() }
+        let history = BusHistory(
+            context: context, endpoint: settings.historyEndpoint, key: settings.key,
+            timeoutMilliseconds: settings.historyTimeoutMilliseconds, shouldGiveUp: { [self] in isStopping })
+        var follower = Follower(
+            database: database, history: history, settings: settings, logger: logger, onCommit: onCommit)
+        return follower.run(subscriber: subscriber, isStopping: { [self] in isStopping })
+    }
+}
+
+/// The projector's loop, on its own thread.
+private struct Follower {
+    let database: ProjectionDatabase
+    let history: any HistorySource
+    let settings: Projector.Settings
+    let logger: Logger
+    let onCommit: (@Sendable (Projector.Commit) -> Void)?
+
+    private enum CatchUp {
+        case done
+        case retryLater(String)
+        case failed(String)
+    }
+
+    mutating func run(subscriber: ZMQSocket, isStopping: () -> Bool) -> Projector.Exit {
+        var needsHistory = true
+        var unavailableSince: ContinuousClock.Instant?
+        var lastMessage = ContinuousClock.now
+        let quiet = Duration.milliseconds(settings.quietMilliseconds)
+
+        while !isStopping() {
+            if let stop = database.stop { return .poisoned(stop) }
+            if needsHistory {
+                switch catchUp(isStopping: isStopping) {
+                case .done:
+                    needsHistory = false
+                    if unavailableSince != nil { logger.info("history is answering again") }
+                    unavailableSince = nil
+                case .retryLater(let why):
+                    if unavailableSince == nil {
+                        logger.warning("\(why); retrying every second")
+                        unavailableSince = .now
+                    }
+                    Self.pause(milliseconds: 1000, isStopping: isStopping)
+                    continue
+                case .failed(let why):
+                    return .failed(why)
+                }
+                if let stop = database.stop { return .poisoned(stop) }
+            }
+
+            let readable: Bool
+            do {
+                readable = try !zmqPollReadable([subscriber], timeoutMilliseconds: 250).isEmpty
+            } catch {
+                return .failed("the subscriber failed: \(error)")
+            }
+            guard readable else {
+                if ContinuousClock.now - lastMessage > quiet {
+                    // No heartbeat either: the publisher may be gone; history says for sure.
+                    needsHistory = true
+                    lastMessage = .now
+                }
+                continue
+            }
+            lastMessage = .now
+            var batch: [RecordedEvent] = []
+            var expected = database.checkpoint + 1
+            var announcedHead: Int64 = 0
+            do {
+                while batch.count < settings.batchLimit, let frames = try subscriber.receive(wait: false) {
+                    guard frames.count == 2 else { continue }
+                    if frames[0] == Heartbeat.topic {
+                        if let heartbeat = Heartbeat(json: frames[1]) { announcedHead = max(announcedHead, heartbeat.head) }
+                        continue
+                    }
+                    guard let event = try? RecordedEvent(jsonBytes: frames[1]) else {
+                        logger.warning("dropped an unreadable message on topic \(String(decoding: frames[0], as: UTF8.self))")
+                        continue
+                    }
+                    if event.position < expected { continue }  // already applied, through history
+                    if event.position > expected {
+                        logger.debug("gap: expected position \(expected), received \(event.position); reading history")
+                        needsHistory = true
+                        break
+                    }
+                    batch.append(event)
+                    expected += 1
+                }
+            } catch {
+                return .failed("the subscriber failed: \(error)")
+            }
+            if let failure = commit(batch) { return failure }
+            if announcedHead > database.checkpoint { needsHistory = true }
+        }
+        return .stopped
+    }
+
+    /// Reads history from the checkpoint until it reaches the head.
+    private mutating func catchUp(isStopping: () -> Bool) -> CatchUp {
+        let from = database.checkpoint
+        while !isStopping() {
+            let page: HistoryPage
+            do {
+                page = try history.page(after: database.checkpoint, limit: settings.historyPageSize)
+            } catch {
+                switch error.kind {
+                case .unavailable: return .retryLater(error.message)
+                case .refused, .unreadable: return .failed(error.message)
+                }
+            }
+            if let failure = commit(page.events) {
+                if case .failed(let why) = failure { return .failed(why) }
+                return .done  // poisoned: the caller sees database.stop
+            }
+            if database.stop != nil || page.events.isEmpty || database.checkpoint >= page.head { break }
+        }
+        if database.checkpoint > from {
+            logger.info("caught up through history: \(database.checkpoint - from) events, now at position \(database.checkpoint)")
+        }
+        return .done
+    }
+
+    /// Applies a batch in one transaction; a failure of the file ends the projector.
+    private func commit(_ events: [RecordedEvent]) -> Projector.Exit? {
+        guard !events.isEmpty else { return nil }
+        do {
+            try database.apply(events)
+        } catch {
+            return .failed("\(error)")
+        }
+        if let stop = database.stop {
+            logger.error("\(settings.name) \(stop)")
+        }
+        onCommit?(Projector.Commit(events: events, committedAt: .now()))
+        return nil
+    }
+
+    private static func pause(milliseconds: Int, isStopping: () -> Bool) {
+        var waited = 0
+        while waited < milliseconds, !isStopping() {
+            usleep(100_000)
+            waited += 100
+        }
+    }
+}

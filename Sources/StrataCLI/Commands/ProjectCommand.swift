@@ -1,0 +1,154 @@
+import Foundation
+import ProjectorRuntime
+import Projections
+import StrataCore
+
+/// `strata project readmodels|audit`: a projector process, until SIGINT or SIGTERM.
+enum ProjectCommand {
+    static let spec = CommandSpec(
+        ["project"], summary: "Run a projector: keep readmodels.db or audit.db equal to the events.",
+        arguments: [ArgumentSpec("NAME", help: "readmodels or audit")],
+        options: Configuration.options + Configuration.endpointOptions.filter { $0.name != "commands" } + [
+            OptionSpec("resume", help: "Clear a recorded stop and try the event again (after a fix)."),
+            OptionSpec("skip", value: "POSITION", help: "Pass over the event the projection stopped at (needs --reason)."),
+            OptionSpec("reason", value: "TEXT", help: "Why the event is skipped; recorded in strata_skipped."),
+        ],
+        discussion: """
+            Subscribes to the events endpoint, catches up through the history endpoint from the file's
+            checkpoint, then applies live events in batches, each in one transaction with the checkpoint.
+            A gap, a heartbeat ahead of the checkpoint or a quiet bus sends it back to history, so
+            whatever the bus drops, the file converges on the store. It signs history requests with
+            --key (or STRATA_KEY), else the first key of the key file with the history scope.
+
+            An event a projection cannot apply stops it: the position, the event and the error are
+            logged, recorded in the file and shown by `strata status`, and the process exits 1. Once the
+            cause is fixed, --resume tries that event again; --skip POSITION --reason TEXT passes over it
+            (recorded, and honoured by `strata rebuild`).
+
+            SIGINT or SIGTERM stops it after the batch in hand (exit 0). Exit codes: 0 stopped, 1 stopped
+            at an event or failed, 2 usage or environment (no usable key, another projector on the file).
+            """)
+
+    static let subcommand = Subcommand(spec: spec) { arguments, environment in
+        let configuration = try Configuration.resolve(arguments, environment: environment)
+        guard let name = arguments.positionals.first, let target = ProjectionTarget(name: name, configuration: configuration)
+        else {
+            throw UsageError("say which projector: readmodels or audit")
+        }
+        let key = try historyKey(configuration)
+        let logger = Logger(label: "project-\(name)")
+        do {
+            try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw CommandFailure.environment("cannot create \(configuration.dataDirectory): \(error.localizedDescription)")
+        }
+        try operatorAct(arguments, target: target, logger: logger)
+
+        var settings = Projector.Settings(
+            name: target.name, databasePath: target.path, eventsEndpoint: configuration.eventsEndpoint,
+            historyEndpoint: configuration.historyEndpoint, key: key)
+        settings.historyTimeoutMilliseconds = 5000
+        let projector: Projector
+        do throws(ProjectorError) {
+            projector = try Projector.start(settings, projections: target.projections, logger: logger)
+        } catch {
+            switch error.kind {
+            case .locked: throw CommandFailure.environment(error.message)
+            default: throw CommandFailure.problem(error.message)
+            }
+        }
+        let signals = ShutdownSignals { signal in
+            logger.info("stopping (signal \(signal)) after the batch in hand")
+            projector.stop()
+        }
+        defer { signals.cancel() }
+        logger.info(
+            "ready name=\(target.name) checkpoint=\(projector.startingCheckpoint) events=\(configuration.eventsEndpoint) "
+                + "history=\(configuration.historyEndpoint) file=\(target.path)")
+        switch projector.wait() {
+        case .stopped:
+            logger.info("stopped")
+            return 0
+        case .poisoned(let stop):
+            throw CommandFailure.problem(
+                "\(target.name) \(stop); fix the projection and run with --resume, or pass over it with "
+                    + "--skip \(stop.position) --reason TEXT")
+        case .failed(let why):
+            throw CommandFailure.problem("stopped after a failure: \(why)")
+        }
+    }
+
+    /// --resume and --skip: acts on the file before the projector starts, holding its lock.
+    private static func operatorAct(_ arguments: ParsedArguments, target: ProjectionTarget, logger: Logger) throws {
+        let skip = try arguments.integer("skip", in: 1...Int64.max)
+        guard arguments.flag("resume") || skip != nil else {
+            if arguments.value("reason") != nil { throw UsageError("--reason goes with --skip") }
+            return
+        }
+        if arguments.flag("resume") && skip != nil { throw UsageError("--resume or --skip, not both") }
+        let reason = arguments.value("reason") ?? ""
+        if skip != nil && reason.isEmpty { throw UsageError("say why the event is skipped: --reason TEXT") }
+        guard FileManager.default.fileExists(atPath: target.path) else {
+            throw CommandFailure.problem("\(target.path) does not exist: nothing to resume")
+        }
+        do throws(ProjectorError) {
+            let database = try ProjectionDatabase(path: target.path, name: target.name, projections: target.projections)
+            if let skip {
+                let stop = database.stop
+                try database.skip(position: skip, reason: reason)
+                logger.warning(
+                    "skipped position \(skip) (\(stop?.type ?? "?") on \(stop?.stream ?? "?")) by operator: \(reason)")
+            } else {
+                try database.resume()
+                logger.info("resuming at position \(database.checkpoint + 1)")
+            }
+        } catch {
+            switch error.kind {
+            case .locked: throw CommandFailure.environment(error.message)
+            default: throw CommandFailure.problem(error.message)
+            }
+        }
+    }
+
+    /// The key history requests are signed with: --key, else the key file's first with history.
+    static func historyKey(_ configuration: Configuration) throws -> KeyFile.Key {
+        let keys = try ServeCommand.readKeyFile(configuration.keysFile)
+        if let id = configuration.key {
+            guard let key = keys.key(id) else { throw CommandFailure.environment("no key \(id) in \(configuration.keysFile)") }
+            guard key.scopes.contains(.history) else {
+                throw CommandFailure.environment("key \(id) lacks the history scope a projector needs")
+            }
+            return key
+        }
+        guard let key = keys.keys.first(where: { $0.scopes.contains(.history) }) else {
+            throw CommandFailure.environment(
+                "no key with the history scope in \(configuration.keysFile); create one with "
+                    + "`strata keys new ID --scope history`")
+        }
+        return key
+    }
+}
+
+/// A projector the command line knows: its name, its file and its projections.
+struct ProjectionTarget {
+    let name: String
+    let path: String
+    let projections: [any Projection]
+
+    static let names = ["readmodels", "audit"]
+
+    init?(name: String, configuration: Configuration) {
+        switch name {
+        case "readmodels":
+            self.name = name
+            path = configuration.readModelsPath
+            projections = ReadModels.all
+        case "audit":
+            self.name = name
+            path = configuration.auditPath
+            projections = ReadModels.audit
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import StrataCore
+
+/// `strata up`: the command service and both projectors on one machine, supervised.
+enum UpCommand {
+    static let spec = CommandSpec(
+        ["up"], summary: "Run serve and both projectors together; restart a crashed one; Ctrl-C stops all.",
+        options: Configuration.options + Configuration.endpointOptions,
+        discussion: """
+            Starts `strata serve`, `strata project readmodels` and `strata project audit` as child
+            processes with the same settings (each in its own process group, logging to this standard
+            error), and watches them. A child that crashes (dies from a signal, or exits other than
+            0, 1 or 2 on its own) is started again after 1 s, then 2, 4 … up to 30 s while it keeps
+            crashing. A child that exits 1 or 2 reported a problem a restart would not fix (a projection
+            stopped at an event, a locked store, a missing key): it stays down, and if it is the
+            command service, everything stops.
+
+            SIGINT or SIGTERM sends SIGTERM to each child and waits for all of them (each stops
+            gracefully); a child still running after 20 s is killed. Exit codes: 0 stopped cleanly,
+            1 the command service stopped on its own, 2 usage or environment.
+            """)
+
+    static let subcommand = Subcommand(spec: spec) { arguments, environment in
+        let configuration = try Configuration.resolve(arguments, environment: environment)
+        // Fail here, once, rather than in a restart loop: the children need these.
+        _ = try ServeCommand.readKeyFile(configuration.keysFile)
+        _ = try ProjectCommand.historyKey(configuration)
+
+        var passed: [String] = []
+        for option in ["data", "config", "keys", "commands", "events", "history", "key"] {
+            if let value = arguments.value(option) { passed += ["--\(option)", value] }
+        }
+        // serve signs nothing: it takes every option but --key.
+        let serveOptions = stripKey(passed)
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let logger = Logger(label: "up")
+        let supervisor = Supervisor(
+            executable: executable, logger: logger,
+            children: [
+                .init(name: "serve", arguments: ["serve"] + serveOptions, isEssential: true),
+                .init(name: "readmodels", arguments: ["project", "readmodels"] + passed, isEssential: false),
+                .init(name: "audit", arguments: ["project", "audit"] + passed, isEssential: false),
+            ])
+        let signals = ShutdownSignals { signal in
+            logger.info("stopping (signal \(signal)): asking every process to stop")
+            supervisor.requestStop()
+        }
+        defer { signals.cancel() }
+        return supervisor.run()
+    }
+
+    private static func stripKey(_ options: [String]) -> [String] {
+        var out: [String] = []
+        var index = 0
+        while index < options.count {
+            if options[index] != "--key" { out += [options[index], options[index + 1]] }
+            index += 2
+        }
+        return out
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import StrataCore
+import Synchronization
+
+/// Runs child processes and keeps them running: what `strata up` is made of.
+///
+/// One thread (the caller's) spawns the children with `posix_spawn`, each in its own
+/// process group with default signal handling, so a Ctrl-C at the terminal reaches only
+/// this process, which then asks each child to stop exactly once. It reaps them with
+/// `waitpid` and restarts a crashed one after a growing delay.
+final class Supervisor: Sendable {
+    struct Child: Sendable {
+        let name: String
+        let arguments: [String]
+        /// When it stops on its own with a problem, everything stops.
+        let isEssential: Bool
+    }
+
+    static let stopGraceSeconds = 20.0
+    static let maximumBackoffSeconds = 30.0
+    /// A child up this long is healthy again: its next crash restarts it after 1 s.
+    static let healthySeconds = 60.0
+
+    private let executable: String
+    private let logger: Logger
+    private let children: [Child]
+    private let stopRequested = Atomic<Bool>(false)
+
+    init(executable: String, logger: Logger, children: [Child]) {
+        self.executable = executable
+        self.logger = logger
+        self.children = children
+    }
+
+    func requestStop() {
+        stopRequested.store(true, ordering: .releasing)
+    }
+
+    private var isStopping: Bool { stopRequested.load(ordering: .acquiring) }
+
+    private struct Running {
+        var pid: pid_t?
+        var startedAt = ContinuousClock.now
+        var restartAt: ContinuousClock.Instant?
+        var backoff = 1.0
+        var gaveUp = false
+    }
+
+    /// Runs until asked to stop or until an essential child stops on its own; returns the
+    /// exit code for `strata up`.
+    func run() -> Int32 {
+        var states = children.map { _ in Running() }
+        for index in children.indices { states[index].pid = spawn(children[index]) }
+        var exitCode: Int32 = 0
+        var stopSentAt: ContinuousClock.Instant?
+
+        while true {
+            if isStopping, stopSentAt == nil {
+                stopSentAt = .now
+                for state in states { if let pid = state.pid { kill(pid, SIGTERM) } }
+            }
+            if let sent = stopSentAt, ContinuousClock.now - sent > .seconds(Self.stopGraceSeconds) {
+                for (index, state) in states.enumerated() {
+                    guard let pid = state.pid else { continue }
+                    logger.warning("\(children[index].name) (pid \(pid)) did not stop in time: killing it")
+                    kill(pid, SIGKILL)
+                }
+                stopSentAt = .now
+            }
+            if isStopping && states.allSatisfy({ $0.pid == nil }) { return exitCode }
+
+            var status: Int32 = 0
+            let pid = waitpid(-1, &status, WNOHANG)
+            if pid > 0, let index = states.firstIndex(where: { $0.pid == pid }) {
+                states[index].pid = nil
+                let child = children[index]
+                let how = Self.describe(status)
+                if isStopping {
+                    logger.info("\(child.name) stopped (\(how))")
+                    continue
+                }
+                if Self.isDeliberate(status) {
+                    states[index].gaveUp = true
+                    if child.isEssential {
+                        logger.error("\(child.name) stopped on its own (\(how)): stopping everything")
+                        exitCode = 1
+                        requestStop()
+                    } else {
+                        logger.error(
+                            "\(child.name) stopped on its own (\(how)) and stays down; its log says why, "
+                                + "`strata status` shows a stopped projection")
+                    }
+                    continue
+                }
+                let uptime = ContinuousClock.now - states[index].startedAt
+                if uptime > .seconds(Self.healthySeconds) { states[index].backoff = 1 }
+                logger.warning("\(child.name) crashed (\(how)): restarting in \(Int(states[index].backoff)) s")
+                states[index].restartAt = .now + .seconds(states[index].backoff)
+                states[index].backoff = min(states[index].backoff * 2, Self.maximumBackoffSeconds)
+                continue
+            }
+            if !isStopping {
+                for index in states.indices {
+                    guard let at = states[index].restartAt, ContinuousClock.now >= at else { continue }
+                    states[index].restartAt = nil
+                    states[index].startedAt = .now
+                    states[index].pid = spawn(children[index])
+                }
+            }
+            usleep(50_000)
+        }
+    }
+
+    /// Exit code 1 or 2: the child reported a problem a restart would not fix.
+    private static func isDeliberate(_ status: Int32) -> Bool {
+        let exited = (status & 0x7f) == 0
+        let code = (status >> 8) & 0xff
+        return exited && (code == 1 || code == 2)
+    }
+
+    private static func describe(_ status: Int32) -> String {
+        if (status & 0x7f) == 0 { return "exit code \((status >> 8) & 0xff)" }
+        return "signal \(status & 0x7f)"
+    }
+
+    /// Starts one child; nil (logged) when it cannot be started at all.
+    private func spawn(_ child: Child) -> pid_t? {
+        let argv = [executable] + child.arguments
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // Its own process group (Ctrl-C reaches only `up`), default SIGINT/SIGTERM handling
+        // (`up` ignores them at the C level), and no blocked signals.
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGTERM)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        var cArguments = argv.map { strdup($0) }
+        cArguments.append(nil)
+        defer { for pointer in cArguments { free(pointer) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, nil, &attributes, cArguments, environ)
+        guard rc == 0 else {
+            logger.error("cannot start \(child.name): \(String(cString: strerror(rc)))")
+            return nil
+        }
+        logger.info("started \(child.name) (pid \(pid)): strata \(child.arguments.joined(separator: " "))")
+        return pid
+    }
+}
