@@ -2,8 +2,12 @@
 public enum ReadModels {
     /// The read models of `readmodels.db`, in the order their schemas are created:
     /// tables first, then the views that read across them.
-    public static let all: [any Projection] = []
+    public static let all: [any Projection] = [
+        Invoices(),
+        Receivables(),
+        CollectionsDaily(),
+    ]
 
-    /// The audit log of `audit.db`.
-    public static let audit: [any Projection] = []
+    /// The projection of `audit.db`: one row per event.
+    public static let audit: [any Projection] = [AuditLog()]
 }

@@ -33,6 +33,9 @@ public final class CommandServer: Sendable {
         /// Most aggregate streams held in the writer's cache.
         public var cacheCapacity = 100_000
         public var heartbeatInterval: TimeInterval = 1
+        /// Events queued per subscriber before the publisher drops (the subscriber then
+        /// catches up through history).
+        public var publisherHighWaterMark: Int32 = 100_000
         public var clock: any WallClock = SystemClock()
 
         public init(
@@ -134,7 +137,8 @@ public final class CommandServer: Sendable {
                         thread = try WriterThread(
                             writer: writer, head: head, eventsEndpoint: settings.eventsEndpoint,
                             repliesEndpoint: repliesEndpoint, queue: queue, batchLimit: settings.batchLimit,
-                            heartbeatInterval: settings.heartbeatInterval, context: context)
+                            heartbeatInterval: settings.heartbeatInterval,
+                            publisherHighWaterMark: settings.publisherHighWaterMark, context: context)
                     } catch {
                         throw bindFailure("events", settings.eventsEndpoint, error)
                     }

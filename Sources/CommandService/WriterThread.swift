@@ -23,12 +23,12 @@ final class WriterThread {
 
     init(
         writer: CommandWriter, head: Int64, eventsEndpoint: String, repliesEndpoint: String, queue: ArrivalQueue,
-        batchLimit: Int, heartbeatInterval: TimeInterval, context: ZMQContext
+        batchLimit: Int, heartbeatInterval: TimeInterval, publisherHighWaterMark: Int32, context: ZMQContext
     ) throws(ZMQError) {
         publisher = try ZMQSocket(context, .publisher, lingerMilliseconds: 2000)
         // A subscriber that falls this far behind loses messages (PUB drops at the mark)
         // and catches up through history.
-        try publisher.setHighWaterMarks(send: 100_000, receive: 1000)
+        try publisher.setHighWaterMarks(send: publisherHighWaterMark, receive: 1000)
         try publisher.bind(eventsEndpoint)
         endpoint = try publisher.lastEndpoint()
         replies = try ZMQSocket(context, .push, lingerMilliseconds: 2000)

@@ -1,4 +1,5 @@
 import Foundation
+import Projections
 import StrataSQLite
 
 /// A projection file read without its lock, in one read transaction: a consistent view of
@@ -42,6 +43,23 @@ public final class ProjectionSnapshot {
             return try ProjectionDatabase.readSkips(connection)
         } catch {
             throw ProjectorError(.io, "cannot read \(path): \(error)")
+        }
+    }
+
+    /// A read query in the snapshot: its column names and rows.
+    public func query(_ sql: String, _ values: [ProjectionValue] = []) throws(ProjectorError) -> (
+        columns: [String], rows: [[ProjectionValue]]
+    ) {
+        do {
+            let s = try connection.statement(sql)
+            try s.bind(values.map(\.sqliteValue))
+            defer { s.reset() }
+            let columns = (0..<s.columnCount).map { s.columnName($0) }
+            var rows: [[ProjectionValue]] = []
+            while try s.step() { rows.append((0..<s.columnCount).map { ProjectionValue(s.value($0)) }) }
+            return (columns, rows)
+        } catch {
+            throw ProjectorError(.io, "querying \(path): \(error)")
         }
     }
 

@@ -178,17 +178,17 @@ private struct Follower {
     }
 
     mutating func run(subscriber: ZMQSocket, isStopping: () -> Bool) -> Projector.Exit {
-        var needsHistory = true
+        var needsHistory: String? = "on start"
         var unavailableSince: ContinuousClock.Instant?
         var lastMessage = ContinuousClock.now
         let quiet = Duration.milliseconds(settings.quietMilliseconds)
 
         while !isStopping() {
             if let stop = database.stop { return .poisoned(stop) }
-            if needsHistory {
-                switch catchUp(isStopping: isStopping) {
+            if let reason = needsHistory {
+                switch catchUp(reason, isStopping: isStopping) {
                 case .done:
-                    needsHistory = false
+                    needsHistory = nil
                     if unavailableSince != nil { logger.info("history is answering again") }
                     unavailableSince = nil
                 case .retryLater(let why):
@@ -213,7 +213,7 @@ private struct Follower {
             guard readable else {
                 if ContinuousClock.now - lastMessage > quiet {
                     // No heartbeat either: the publisher may be gone; history says for sure.
-                    needsHistory = true
+                    needsHistory = "after a quiet bus"
                     lastMessage = .now
                 }
                 continue
@@ -235,8 +235,7 @@ private struct Follower {
                     }
                     if event.position < expected { continue }  // already applied, through history
                     if event.position > expected {
-                        logger.debug("gap: expected position \(expected), received \(event.position); reading history")
-                        needsHistory = true
+                        needsHistory = "after a gap at position \(expected) (the bus dropped events)"
                         break
                     }
                     batch.append(event)
@@ -246,13 +245,15 @@ private struct Follower {
                 return .failed("the subscriber failed: \(error)")
             }
             if let failure = commit(batch) { return failure }
-            if announcedHead > database.checkpoint { needsHistory = true }
+            if announcedHead > database.checkpoint, needsHistory == nil {
+                needsHistory = "as the heartbeat's head \(announcedHead) is ahead"
+            }
         }
         return .stopped
     }
 
     /// Reads history from the checkpoint until it reaches the head.
-    private mutating func catchUp(isStopping: () -> Bool) -> CatchUp {
+    private mutating func catchUp(_ reason: String, isStopping: () -> Bool) -> CatchUp {
         let from = database.checkpoint
         while !isStopping() {
             let page: HistoryPage
@@ -271,7 +272,8 @@ private struct Follower {
             if database.stop != nil || page.events.isEmpty || database.checkpoint >= page.head { break }
         }
         if database.checkpoint > from {
-            logger.info("caught up through history: \(database.checkpoint - from) events, now at position \(database.checkpoint)")
+            logger.info(
+                "caught up through history \(reason): \(database.checkpoint - from) events, now at position \(database.checkpoint)")
         }
         return .done
     }

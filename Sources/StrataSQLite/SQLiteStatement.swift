@@ -93,6 +93,11 @@ public final class SQLiteStatement {
     /// How many columns each row of this statement has.
     public var columnCount: Int32 { sqlite3_column_count(handle) }
 
+    /// A result column's name (its alias when the query gives one).
+    public func columnName(_ column: Int32) -> String {
+        sqlite3_column_name(handle, column).map { String(cString: $0) } ?? ""
+    }
+
     /// A column's value with its storage class, for code that reads any table.
     public func value(_ column: Int32) -> SQLiteValue {
         switch sqlite3_column_type(handle, column) {

@@ -26,8 +26,8 @@ public final class ServiceProcess: Sendable {
     public let commands: String
     public let events: String
     public let history: String
-    private let process: Process
-    private let stderr: OutputBuffer
+    /// The `strata serve` child.
+    public let process: StrataProcess
 
     /// A data directory with the four keys and the first admin.
     public static func prepare(_ dataDirectory: URL) throws {
@@ -47,39 +47,13 @@ public final class ServiceProcess: Sendable {
     /// Starts `strata serve` on `dataDirectory` and returns once it is ready.
     public init(dataDirectory: URL, arguments: [String] = [], environment: [String: String] = [:]) throws {
         self.dataDirectory = dataDirectory
-        let process = Process()
-        process.executableURL = ChildProcess.product("strata")
         let any = "tcp://127.0.0.1:*"
-        process.arguments =
-            ["serve", "--data", dataDirectory.path, "--commands", any, "--events", any, "--history", any] + arguments
-        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
-        env.merge(environment) { _, new in new }
-        process.environment = env
-        let errorPipe = Pipe()
-        process.standardError = errorPipe
-        process.standardOutput = FileHandle.nullDevice
-        let stderr = OutputBuffer()
-        errorPipe.fileHandleForReading.readabilityHandler = { handle in
-            stderr.append(handle.availableData)
-        }
-        try process.run()
-        self.process = process
-        self.stderr = stderr
-
-        var ready: String?
-        let deadline = Date().addingTimeInterval(60)
-        while ready == nil {
-            let text = stderr.text
-            ready = text.split(separator: "\n").first { $0.contains(" ready ") }.map(String.init)
-            if ready != nil { break }
-            guard process.isRunning, Date() < deadline else {
-                process.terminate()
-                throw ServiceProcessError("strata serve did not become ready:\n\(text)")
-            }
-            usleep(20_000)
-        }
+        process = try StrataProcess(
+            ["serve", "--data", dataDirectory.path, "--commands", any, "--events", any, "--history", any] + arguments,
+            environment: environment)
+        let ready = try process.waitForLine(containing: " ready ")
         func field(_ name: String) -> String {
-            ready!.split(separator: " ").first { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) } ?? ""
+            ready.split(separator: " ").first { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) } ?? ""
         }
         commands = field("commands")
         events = field("events")
@@ -90,29 +64,21 @@ public final class ServiceProcess: Sendable {
     public var isRunning: Bool { process.isRunning }
 
     /// What the service logged so far.
-    public var log: String { stderr.text }
+    public var log: String { process.log }
 
     public func send(signal: Int32) {
-        kill(process.processIdentifier, signal)
+        process.send(signal: signal)
     }
 
-    /// Waits for the process to end; its exit code, or nil if it still runs after `timeout`
-    /// (a process killed by a signal reports the signal's number).
+    /// Waits for the process to end; its exit code, or nil if it still runs after `timeout`.
     public func waitForExit(timeout: TimeInterval = 30) -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
-            guard Date() < deadline else { return nil }
-            usleep(10_000)
-        }
-        return process.terminationStatus
+        process.waitForExit(timeout: timeout)
     }
 
     /// Stops the service with SIGTERM and returns its exit code.
     @discardableResult
     public func stop() -> Int32? {
-        guard process.isRunning else { return process.terminationStatus }
-        send(signal: SIGTERM)
-        return waitForExit()
+        process.stop()
     }
 
     /// A key's secret from the data directory's key file.
@@ -147,24 +113,6 @@ public final class ServiceProcess: Sendable {
     public func historyClient(_ context: ZMQContext, key keyId: String = Keys.service) throws -> SignedClient {
         try SignedClient(context, endpoint: history, keyId: keyId, secret: secret(of: keyId))
     }
-
-    deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-    }
-}
-
-/// What a child wrote, collected from libdispatch's reading thread.
-final class OutputBuffer: Sendable {
-    private let bytes = Mutex<[UInt8]>([])
-
-    func append(_ data: Data) {
-        bytes.withLock { $0.append(contentsOf: data) }
-    }
-
-    var text: String { String(decoding: bytes.withLock { $0 }, as: UTF8.self) }
 }
 
 public struct ServiceProcessError: Error, CustomStringConvertible {

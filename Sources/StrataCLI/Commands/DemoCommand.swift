@@ -1,5 +1,185 @@
-/// `strata demo` (filled in below).
+import Bus
+import CommandService
+import EventStore
+import Events
+import Foundation
+import ProjectorRuntime
+import Projections
+import StrataCore
+import Workloads
+
+/// `strata demo`: a month of lending and invoicing through the running system, then the
+/// dashboard from the read models.
 enum DemoCommand {
-    static let spec = CommandSpec(["demo"], summary: "Drive a month of lending and invoicing through the running system.")
-    static let subcommand = Subcommand(spec: spec) { _, _ in 0 }
+    static let spec = CommandSpec(
+        ["demo"], summary: "Drive a month of lending and invoicing through the running system; print the dashboard.",
+        options: Configuration.options + Configuration.endpointOptions.filter { $0.name == "commands" || $0.name == "key" } + [
+            OptionSpec("admin", value: "ID", help: "The approved admin who decides (default: the store's first admin)."),
+            OptionSpec("today", value: "DATE", help: "The month's last day, YYYY-MM-DD (default: today, UTC)."),
+            OptionSpec("prefix", value: "TEXT", help: "Prefix of every id (default: demo- and 4 random hex digits)."),
+            OptionSpec("timeout", value: "SECONDS", help: "How long to wait for the service and read models (default 30)."),
+        ],
+        discussion: """
+            Sends, as signed commands over the commands endpoint, what a small business's apps would send
+            in the month ending today: agents signing up and being approved or turned away, borrower
+            accounts, forty loans of every frequency and both interest methods (a few back-dated months),
+            payments on time, late, partial, missing or paying off early, invoices with CGST+SGST, IGST and
+            plain tax, paid, part paid, unpaid or cancelled; then, once the read models have caught up,
+            cash-outs sized from each agent's collectible commission. It prints what was accepted and
+            refused, waits for readmodels.db to reach the last position, and prints the dashboard.
+
+            Every id starts with the prefix, so the demo can run any number of times against one store.
+            It signs with --key (or STRATA_KEY), else the key file's first key with the commands scope.
+            It reads events.db (for the admin) and readmodels.db (for the dashboard), so it runs on the
+            machine that holds the data directory, as `strata up` does.
+
+            Exit codes: 0 done, 1 a command was refused or the read models did not catch up, 2 usage or
+            environment (no key, no admin, no answer from the service).
+            """)
+
+    static let subcommand = Subcommand(spec: spec) { arguments, environment in
+        let configuration = try Configuration.resolve(arguments, environment: environment)
+        let key = try commandsKey(configuration)
+        let timeout = try arguments.integer("timeout", in: 1...3600) ?? 30
+        let today: LocalDate
+        if let text = arguments.value("today") {
+            guard let date = LocalDate(text) else { throw UsageError("--today must be a date YYYY-MM-DD") }
+            today = date
+        } else {
+            today = Timestamp.now().date
+        }
+        let prefix = arguments.value("prefix") ?? "demo-" + String(UInt16.random(in: 0...UInt16.max), radix: 16)
+        guard Identifier.isValid(prefix, maximumLength: 24) else {
+            throw UsageError("--prefix must be 1–24 characters of [A-Za-z0-9_-]")
+        }
+        let admin = try arguments.value("admin") ?? firstAdmin(configuration)
+        let month = DemoMonth(admin: admin, prefix: prefix, today: today)
+
+        printLine("demo \(prefix): the month \(month.firstDay) to \(today), decided by admin \(admin)")
+        let context = try ZMQContext()
+        let client = try SignedClient(context, endpoint: configuration.commandsEndpoint, keyId: key.id, secret: key.secret)
+        defer { client.close() }
+        var tally = Tally()
+        let send = { (bodies: [CommandBody]) throws in
+            try SendCommand.pipeline(
+                bodies.map(\.json), through: client, timeoutSeconds: timeout, endpoint: configuration.commandsEndpoint
+            ) { tally.count($0) }
+        }
+
+        try send(month.commands())
+        let readModels = try waitForReadModels(configuration, upTo: tally.lastPosition, timeoutSeconds: timeout)
+        let collectible = try readModels.query(
+            "SELECT agent_id, collectible_cents FROM agent_earnings WHERE agent_id LIKE ? ESCAPE '\\'",
+            [.text(prefix.replacingOccurrences(of: "_", with: "\\_") + "-%")])
+        var byAgent: [String: Int64] = [:]
+        for row in collectible.rows {
+            if case .text(let agent) = row[0], case .integer(let cents) = row[1] { byAgent[agent] = cents }
+        }
+        try send(month.cashouts(collectible: byAgent))
+        tally.report()
+
+        let final = try waitForReadModels(configuration, upTo: tally.lastPosition, timeoutSeconds: timeout)
+        printLine("")
+        try Dashboard.print(final, today: today)
+        return tally.refused.isEmpty ? 0 : 1
+    }
+
+    /// What the replies said.
+    struct Tally {
+        var accepted = 0
+        var refused: [String: Int] = [:]
+        var events = 0
+        var firstPosition: Int64?
+        var lastPosition: Int64 = 0
+
+        mutating func count(_ reply: [UInt8]) {
+            guard let json = try? JSONParser.parse(reply) else {
+                refused["UNREADABLE", default: 0] += 1
+                return
+            }
+            if json["ok"] == .bool(true) {
+                accepted += 1
+                for event in json["events"]?.arrayValue ?? [] {
+                    guard let position = event["position"]?.integerValue else { continue }
+                    events += 1
+                    firstPosition = min(firstPosition ?? position, position)
+                    lastPosition = max(lastPosition, position)
+                }
+            } else {
+                let code = json["error"]?["code"]?.stringValue ?? "?"
+                let reason = json["error"]?["reason"]?.stringValue ?? ""
+                refused["\(code) \(reason)", default: 0] += 1
+            }
+        }
+
+        func report() {
+            let refusals = refused.values.reduce(0, +)
+            printLine("sent \(accepted + refusals) commands: \(accepted) accepted, \(refusals) refused")
+            for (why, count) in refused.sorted(by: { $0.key < $1.key }) { printLine("  refused \(count)× \(why)") }
+            if let first = firstPosition {
+                printLine("appended \(events) events, positions \(first) to \(lastPosition)")
+            }
+        }
+    }
+
+    /// Polls readmodels.db until its checkpoint reaches `position`.
+    static func waitForReadModels(
+        _ configuration: Configuration, upTo position: Int64, timeoutSeconds: Int64
+    ) throws -> ProjectionSnapshot {
+        let deadline = ContinuousClock.now + .seconds(timeoutSeconds)
+        while true {
+            let snapshot: ProjectionSnapshot?
+            do throws(ProjectorError) {
+                snapshot = try ProjectionSnapshot(path: configuration.readModelsPath)
+            } catch {
+                throw CommandFailure.problem(error.message)
+            }
+            if let snapshot {
+                if let stop = snapshot.stop { throw CommandFailure.problem("the read models are stopped: \(stop)") }
+                if snapshot.checkpoint >= position { return snapshot }
+            }
+            guard ContinuousClock.now < deadline else {
+                throw CommandFailure.problem(
+                    "readmodels.db did not reach position \(position) within \(timeoutSeconds) s; "
+                        + "is `strata project readmodels` running (strata status)?")
+            }
+            usleep(50_000)
+        }
+    }
+
+    /// --key, else the key file's first key with the commands scope.
+    static func commandsKey(_ configuration: Configuration) throws -> KeyFile.Key {
+        let keys = try ServeCommand.readKeyFile(configuration.keysFile)
+        if let id = configuration.key {
+            guard let key = keys.key(id) else { throw CommandFailure.environment("no key \(id) in \(configuration.keysFile)") }
+            return key
+        }
+        guard let key = keys.keys.first(where: { $0.scopes.contains(.commands) }) else {
+            throw CommandFailure.environment("no key with the commands scope in \(configuration.keysFile)")
+        }
+        return key
+    }
+
+    /// The first approved admin in the store: the one `admin bootstrap` made.
+    static func firstAdmin(_ configuration: Configuration) throws -> String {
+        let store = try VerifyCommand.openReadOnly(configuration.eventStorePath)
+        var after: Int64 = 0
+        while true {
+            let page: [RecordedEvent]
+            do {
+                page = try store.events(after: after, limit: 1000, filter: .types([UserRegistered.eventType]))
+            } catch {
+                throw CommandFailure.environment("cannot read \(configuration.eventStorePath): \(error)")
+            }
+            guard let last = page.last else { break }
+            for event in page {
+                if case .userRegistered(let user)? = try? event.decoded(), user.role == .admin, user.status == .approved {
+                    return user.userId
+                }
+            }
+            after = last.position
+        }
+        throw CommandFailure.environment(
+            "no admin in \(configuration.eventStorePath): run `strata admin bootstrap` first, or pass --admin ID")
+    }
 }

@@ -9,6 +9,9 @@ enum ProjectCommand {
         ["project"], summary: "Run a projector: keep readmodels.db or audit.db equal to the events.",
         arguments: [ArgumentSpec("NAME", help: "readmodels or audit")],
         options: Configuration.options + Configuration.endpointOptions.filter { $0.name != "commands" } + [
+            OptionSpec(
+                "subscriber-hwm", value: "N",
+                help: "Live events that may wait before the bus drops them (default 100000; history refills drops)."),
             OptionSpec("resume", help: "Clear a recorded stop and try the event again (after a fix)."),
             OptionSpec("skip", value: "POSITION", help: "Pass over the event the projection stopped at (needs --reason)."),
             OptionSpec("reason", value: "TEXT", help: "Why the event is skipped; recorded in strata_skipped."),
@@ -47,7 +50,7 @@ enum ProjectCommand {
         var settings = Projector.Settings(
             name: target.name, databasePath: target.path, eventsEndpoint: configuration.eventsEndpoint,
             historyEndpoint: configuration.historyEndpoint, key: key)
-        settings.historyTimeoutMilliseconds = 5000
+        if let hwm = try arguments.integer("subscriber-hwm", in: 1...10_000_000) { settings.receiveHighWaterMark = Int32(hwm) }
         let projector: Projector
         do throws(ProjectorError) {
             projector = try Projector.start(settings, projections: target.projections, logger: logger)

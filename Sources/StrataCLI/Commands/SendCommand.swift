@@ -54,9 +54,23 @@ enum SendCommand {
             context, endpoint: configuration.commandsEndpoint, keyId: key.id, secret: key.secret)
         defer { client.close() }
 
+        var refused = 0
+        try pipeline(bodies, through: client, timeoutSeconds: timeoutSeconds, endpoint: configuration.commandsEndpoint) {
+            reply in
+            if (try? JSONParser.parse(reply))?["ok"] != .bool(true) { refused += 1 }
+            write(String(decoding: reply, as: UTF8.self) + "\n", to: .standardOutput)
+        }
+        return refused == 0 ? 0 : 1
+    }
+
+    /// Sends `bodies` pipelined (up to `window` ahead of their replies) and hands each
+    /// reply to `onReply`, in the order sent.
+    static func pipeline(
+        _ bodies: [[UInt8]], through client: SignedClient, timeoutSeconds: Int64, endpoint: String,
+        onReply: ([UInt8]) -> Void
+    ) throws {
         var sent = 0
         var answered = 0
-        var refused = 0
         while answered < bodies.count {
             while sent < bodies.count && sent - answered < window {
                 try client.send(bodies[sent])
@@ -66,17 +80,15 @@ enum SendCommand {
             var reply = try client.receive(timeoutMilliseconds: Int(timeoutSeconds) * 1000)
             guard reply != nil else {
                 throw CommandFailure.environment(
-                    "no reply from \(configuration.commandsEndpoint) within \(timeoutSeconds) s "
+                    "no reply from \(endpoint) within \(timeoutSeconds) s "
                         + "(\(answered) of \(bodies.count) answered); is strata serve running?")
             }
             while let current = reply {
                 answered += 1
-                if (try? JSONParser.parse(current))?["ok"] != .bool(true) { refused += 1 }
-                write(String(decoding: current, as: UTF8.self) + "\n", to: .standardOutput)
+                onReply(current)
                 reply = try client.receive(timeoutMilliseconds: 0)
             }
         }
-        return refused == 0 ? 0 : 1
     }
 
     /// The non-blank lines, without their line endings.

@@ -6,7 +6,11 @@ import StrataCore
 enum ServeCommand {
     static let spec = CommandSpec(
         ["serve"], summary: "Run the command service: signed commands in, events out, history.",
-        options: Configuration.options + Configuration.endpointOptions.filter { $0.name != "key" },
+        options: Configuration.options + Configuration.endpointOptions.filter { $0.name != "key" } + [
+            OptionSpec(
+                "publisher-hwm", value: "N",
+                help: "Events queued per subscriber before the bus drops them (default 100000)."),
+        ],
         discussion: """
             Holds the writer lock on DATA/events.db (a second serve or admin bootstrap refuses to
             start), binds the commands (ROUTER), events (PUB) and history (ROUTER) endpoints, and logs
@@ -29,9 +33,10 @@ enum ServeCommand {
             throw CommandFailure.environment("cannot create \(configuration.dataDirectory): \(error.localizedDescription)")
         }
         let logger = Logger(label: "serve")
-        let settings = CommandServer.Settings(
+        var settings = CommandServer.Settings(
             storePath: configuration.eventStorePath, keys: keys, commandsEndpoint: configuration.commandsEndpoint,
             eventsEndpoint: configuration.eventsEndpoint, historyEndpoint: configuration.historyEndpoint)
+        if let hwm = try arguments.integer("publisher-hwm", in: 1...10_000_000) { settings.publisherHighWaterMark = Int32(hwm) }
 
         let server: CommandServer
         do throws(ServerError) {

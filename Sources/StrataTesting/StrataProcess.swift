@@ -1,0 +1,115 @@
+import Foundation
+import StrataCore
+import Synchronization
+
+/// A long-running `strata` child process (`serve`, `project`, `up`) whose standard error is
+/// collected, for end-to-end tests that signal, kill and restart it.
+public final class StrataProcess: Sendable {
+    public let arguments: [String]
+    private let process: Process
+    private let stderr: OutputBuffer
+
+    /// Starts `strata` with `arguments`, with none of the caller's STRATA_* variables.
+    public init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        self.arguments = arguments
+        let process = Process()
+        process.executableURL = ChildProcess.product("strata")
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
+        env.merge(environment) { _, new in new }
+        process.environment = env
+        let errorPipe = Pipe()
+        process.standardError = errorPipe
+        process.standardOutput = FileHandle.nullDevice
+        let stderr = OutputBuffer()
+        errorPipe.fileHandleForReading.readabilityHandler = { handle in
+            stderr.append(handle.availableData)
+        }
+        try process.run()
+        self.process = process
+        self.stderr = stderr
+    }
+
+    public var processIdentifier: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
+
+    /// What the process logged so far.
+    public var log: String { stderr.text }
+
+    /// The first log line containing `text`, waiting up to `timeout` for it; throws when the
+    /// process ends or the time runs out first.
+    @discardableResult
+    public func waitForLine(containing text: String, timeout: TimeInterval = 60) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let line = log.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
+            guard process.isRunning, Date() < deadline else {
+                throw ServiceProcessError(
+                    "strata \(arguments.prefix(2).joined(separator: " ")) never logged \"\(text)\":\n\(log)")
+            }
+            usleep(20_000)
+        }
+    }
+
+    public func send(signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the process to end; its exit code, or nil if it still runs after `timeout`
+    /// (a process killed by a signal reports the signal's number).
+    public func waitForExit(timeout: TimeInterval = 30) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning {
+            guard Date() < deadline else { return nil }
+            usleep(10_000)
+        }
+        return process.terminationStatus
+    }
+
+    /// Stops the process with SIGTERM and returns its exit code.
+    @discardableResult
+    public func stop() -> Int32? {
+        guard process.isRunning else { return process.terminationStatus }
+        send(signal: SIGTERM)
+        return waitForExit()
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// What a child wrote, collected from libdispatch's reading thread.
+final class OutputBuffer: Sendable {
+    private let bytes = Mutex<[UInt8]>([])
+
+    func append(_ data: Data) {
+        bytes.withLock { $0.append(contentsOf: data) }
+    }
+
+    var text: String { String(decoding: bytes.withLock { $0 }, as: UTF8.self) }
+}
+
+/// A loopback TCP port nothing listens on right now, for processes that must be told their
+/// ports in advance (`strata up` hands the same endpoints to all three children).
+public func freeLoopbackPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw ServiceProcessError("socket: \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard bound == 0 else { throw ServiceProcessError("bind: \(String(cString: strerror(errno)))") }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+}

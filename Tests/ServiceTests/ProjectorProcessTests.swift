@@ -1,0 +1,201 @@
+import Bus
+import CommandService
+import Dispatch
+import EventStore
+import Foundation
+import Synchronization
+import ProjectorRuntime
+import StrataCore
+import StrataTesting
+import Testing
+import Workloads
+
+/// The projectors as real processes beside a real `strata serve`: killed, starved of live
+/// events, started late, they end equal to a rebuild from the store.
+@Suite(.serialized) struct ProjectorProcessTests {
+    @Test func killedMidBatchAndRestartedEqualsARebuild() throws {
+        let system = try System("kill")
+        try system.send(system.workload.setup())
+        var projectors = try ["readmodels", "audit"].map { try system.projector($0) }
+
+        // Load on one thread; on this one, SIGKILL a projector at random moments and restart it.
+        let load = system.sendInBackground((0..<1500).flatMap { system.workload.loan($0) })
+        var kills = 0
+        while !load.isDone() || kills < 4 {
+            usleep(UInt32.random(in: 150_000...600_000))
+            let index = kills % 2
+            projectors[index].send(signal: SIGKILL)
+            #expect(projectors[index].waitForExit() == SIGKILL)
+            projectors[index] = try system.projector(projectors[index].arguments[1])
+            kills += 1
+        }
+        try load.wait()
+
+        let head = try system.service.store().head()
+        for projector in projectors {
+            let name = projector.arguments[1]
+            try system.waitForCheckpoint(name, head)
+            // The restarted process resumed from its checkpoint rather than from 0.
+            let ready = try projector.waitForLine(containing: " ready ")
+            #expect(!ready.contains("checkpoint=0 "), "\(ready)")
+            try system.expectEqualToRebuild(name)
+        }
+        #expect(kills >= 4)
+    }
+
+    @Test func aFloodThatOverrunsTheSubscriberStillConverges() throws {
+        // A publisher that queues only 50 events per subscriber: a paused subscriber loses events.
+        let system = try System("flood", serveArguments: ["--publisher-hwm", "50"])
+        try system.send(system.workload.setup())
+        let projector = try system.projector("readmodels", ["--subscriber-hwm", "50"])
+        try projector.waitForLine(containing: " ready ")
+
+        let load = system.sendInBackground((0..<3000).flatMap { system.workload.loan($0) })
+        while !load.isDone() {
+            usleep(200_000)
+            projector.send(signal: SIGSTOP)
+            usleep(1_500_000)
+            projector.send(signal: SIGCONT)
+        }
+        try load.wait()
+
+        try system.waitForCheckpoint("readmodels", try system.service.store().head())
+        // Events were dropped, and history filled the gaps.
+        #expect(projector.log.contains("after a gap at position"), "\(projector.log)")
+        try system.expectEqualToRebuild("readmodels")
+    }
+
+    @Test func aProjectorStartedAfterTenThousandEventsCatchesUp() throws {
+        let system = try System("late")
+        try system.send(system.workload.setup())
+        try system.send((0..<2600).flatMap { system.workload.loan($0) })
+        let head = try system.service.store().head()
+        #expect(head > 10_000)
+
+        let projectors = try ["readmodels", "audit"].map { try system.projector($0) }
+        for projector in projectors {
+            let name = projector.arguments[1]
+            try system.waitForCheckpoint(name, head)
+            let caughtUp = try projector.waitForLine(containing: "caught up through history on start")
+            #expect(caughtUp.contains("now at position \(head)") || caughtUp.contains("events, now at"), "\(caughtUp)")
+            try system.expectEqualToRebuild(name)
+        }
+        // Live again after catching up: one more loan reaches both files.
+        try system.send(system.workload.loan(2600))
+        let after = try system.service.store().head()
+        for projector in projectors { try system.waitForCheckpoint(projector.arguments[1], after) }
+    }
+}
+
+/// A data directory, a running `strata serve`, and what the tests do with them.
+final class System {
+    let data: URL
+    let service: ServiceProcess
+    let workload: LendingWorkload
+    let context: ZMQContext
+
+    init(_ label: String, serveArguments: [String] = []) throws {
+        data = try ChildProcess.temporaryDirectory("strata-projector-\(label)")
+        try ServiceProcess.prepare(data)
+        service = try ServiceProcess(dataDirectory: data, arguments: serveArguments)
+        workload = LendingWorkload(
+            admin: ServiceProcess.admin, prefix: label, agents: 4, accountsPerAgent: 10, today: Timestamp.now().date)
+        context = try ZMQContext()
+    }
+
+    deinit {
+        service.stop()
+        try? FileManager.default.removeItem(at: data)
+    }
+
+    /// `strata project NAME` against this system's service.
+    func projector(_ name: String, _ extra: [String] = []) throws -> StrataProcess {
+        try StrataProcess(
+            ["project", name, "--data", data.path, "--events", service.events, "--history", service.history]
+                + ["--key", ServiceProcess.Keys.service] + extra)
+    }
+
+    /// Sends every body pipelined and requires every one accepted.
+    func send(_ bodies: [CommandBody]) throws {
+        try System.send(bodies, endpoint: service.commands, secret: service.secret(of: ServiceProcess.Keys.service), context: context)
+    }
+
+    static func send(_ bodies: [CommandBody], endpoint: String, secret: [UInt8], context: ZMQContext) throws {
+        let client = try SignedClient(context, endpoint: endpoint, keyId: ServiceProcess.Keys.service, secret: secret)
+        defer { client.close() }
+        var sent = 0
+        var answered = 0
+        while answered < bodies.count {
+            while sent < bodies.count && sent - answered < 500 {
+                try client.send(bodies[sent].json)
+                sent += 1
+            }
+            guard let reply = try client.receive(timeoutMilliseconds: 60_000) else {
+                throw ServiceProcessError("no reply to \(bodies[answered].id)")
+            }
+            guard try JSONParser.parse(reply)["ok"] == .bool(true) else {
+                throw ServiceProcessError("\(bodies[answered].id) refused: \(String(decoding: reply, as: UTF8.self))")
+            }
+            answered += 1
+        }
+    }
+
+    /// Sends on another thread; the result says when it is done and how it went.
+    func sendInBackground(_ bodies: [CommandBody]) -> BackgroundSend {
+        let background = BackgroundSend()
+        let endpoint = service.commands
+        let context = context
+        let secret = (try? service.secret(of: ServiceProcess.Keys.service)) ?? []
+        let thread = Thread {
+            do {
+                try System.send(bodies, endpoint: endpoint, secret: secret, context: context)
+                background.finish(nil)
+            } catch {
+                background.finish("\(error)")
+            }
+        }
+        thread.start()
+        return background
+    }
+
+    /// Waits until the projection file's checkpoint reaches `position`.
+    func waitForCheckpoint(_ name: String, _ position: Int64, timeout: TimeInterval = 120) throws {
+        let path = data.appendingPathComponent("\(name).db").path
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let snapshot = try ProjectionSnapshot(path: path) {
+                if let stop = snapshot.stop { throw ServiceProcessError("\(name) stopped: \(stop)") }
+                if snapshot.checkpoint >= position { return }
+            }
+            guard Date() < deadline else { throw ServiceProcessError("\(name) did not reach \(position)") }
+            usleep(50_000)
+        }
+    }
+
+    /// `strata rebuild NAME --compare` says the live file equals a rebuild from the store.
+    func expectEqualToRebuild(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let result = try ChildProcess.strata(["rebuild", name, "--compare", "--data", data.path])
+        #expect(result.exitCode == 0, "\(result.stdout)\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stdout.contains("equal:"), "\(result.stdout)", sourceLocation: sourceLocation)
+    }
+}
+
+/// A send running on its own thread.
+final class BackgroundSend: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let state = Mutex<(finished: Bool, failure: String?)>((false, nil))
+
+    func finish(_ failure: String?) {
+        state.withLock { $0 = (true, failure) }
+        done.signal()
+    }
+
+    func isDone() -> Bool { state.withLock { $0.finished } }
+
+    /// Waits for the send; throws what it failed with.
+    func wait() throws {
+        done.wait()
+        done.signal()
+        if let failure = state.withLock({ $0.failure }) { throw ServiceProcessError(failure) }
+    }
+}
