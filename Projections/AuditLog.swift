@@ -119,45 +119,45 @@ public struct AuditLog: Projection {
             return "\(e.changedBy) set account \(e.accountId) to \(e.status.rawValue): \(e.reason)"
         case .loanRequested(let e):
             let agent = e.agentId == e.requestedBy ? "" : " for agent \(e.agentId)"
-            return "\(e.requestedBy) requested loan \(e.loanId) of \(formatCents(e.principalCents)) on account "
+            return "\(e.requestedBy) requested loan \(e.loanId) of \(MoneyText.of(e.principalCents)) on account "
                 + "\(e.accountId)\(agent) (\(e.tenureMonths) months, \(e.frequency.rawValue), "
                 + "\(e.monthlyRateBp) bp/month, \(e.interestMethod.rawValue))"
         case .loanApproved(let e):
             var text = "\(e.approvedBy) approved loan \(e.loanId) on \(e.approvedOn): "
             text += count(e.schedule.count, "installment")
             if let first = e.schedule.first, let last = e.schedule.last {
-                text += " of \(formatCents(first.totalCents))"
-                if last.totalCents != first.totalCents { text += " (last \(formatCents(last.totalCents)))" }
+                text += " of \(MoneyText.of(first.totalCents))"
+                if last.totalCents != first.totalCents { text += " (last \(MoneyText.of(last.totalCents)))" }
                 text += " due \(first.dueDate) to \(last.dueDate)"
-                text += ", total \(formatCents(e.schedule.reduce(0) { $0 + $1.totalCents }))"
+                text += ", total \(MoneyText.of(e.schedule.reduce(0) { $0 + $1.totalCents }))"
             }
             return text
         case .loanRejected(let e):
             return "\(e.rejectedBy) rejected loan \(e.loanId): \(e.reason)"
         case .paymentReceived(let e):
             let a = e.allocation
-            return "\(e.receivedBy) received payment \(e.paymentId) of \(formatCents(e.amountCents)) on loan "
+            return "\(e.receivedBy) received payment \(e.paymentId) of \(MoneyText.of(e.amountCents)) on loan "
                 + "\(e.loanId), paid on \(e.paidOn) by \(e.method.rawValue) (\(e.type.rawValue)): penalty "
-                + "\(formatCents(a.penaltyCents)), interest \(formatCents(a.interestCents)), principal "
-                + "\(formatCents(a.principalCents)); outstanding \(formatCents(e.outstandingAfterCents))"
+                + "\(MoneyText.of(a.penaltyCents)), interest \(MoneyText.of(a.interestCents)), principal "
+                + "\(MoneyText.of(a.principalCents)); outstanding \(MoneyText.of(e.outstandingAfterCents))"
         case .loanClosed(let e):
             return "loan \(e.loanId) closed on \(e.closedOn) by payment \(e.paymentId)"
         case .commissionEarned(let e):
-            return "agent \(e.agentId) earned \(formatCents(e.commissionCents)) commission on payment "
-                + "\(e.paymentId) of loan \(e.loanId) (\(e.rateBp) bp of interest \(formatCents(e.interestCents)))"
+            return "agent \(e.agentId) earned \(MoneyText.of(e.commissionCents)) commission on payment "
+                + "\(e.paymentId) of loan \(e.loanId) (\(e.rateBp) bp of interest \(MoneyText.of(e.interestCents)))"
         case .earningsReserved(let e):
-            return "reserved \(formatCents(e.amountCents)) of agent \(e.agentId)'s earnings for cash-out \(e.cashoutId)"
+            return "reserved \(MoneyText.of(e.amountCents)) of agent \(e.agentId)'s earnings for cash-out \(e.cashoutId)"
         case .earningsReleased(let e):
-            return "released \(formatCents(e.amountCents)) of agent \(e.agentId)'s earnings from cash-out "
+            return "released \(MoneyText.of(e.amountCents)) of agent \(e.agentId)'s earnings from cash-out "
                 + "\(e.cashoutId)"
         case .cashoutRequested(let e):
-            return "\(e.requestedBy) requested cash-out \(e.cashoutId) of \(formatCents(e.amountCents)) for agent "
+            return "\(e.requestedBy) requested cash-out \(e.cashoutId) of \(MoneyText.of(e.amountCents)) for agent "
                 + "\(e.agentId)"
         case .cashoutApproved(let e):
-            return "\(e.approvedBy) approved cash-out \(e.cashoutId) of \(formatCents(e.amountCents)) for agent "
+            return "\(e.approvedBy) approved cash-out \(e.cashoutId) of \(MoneyText.of(e.amountCents)) for agent "
                 + "\(e.agentId)"
         case .cashoutRejected(let e):
-            return "\(e.rejectedBy) rejected cash-out \(e.cashoutId) of \(formatCents(e.amountCents)) for agent "
+            return "\(e.rejectedBy) rejected cash-out \(e.cashoutId) of \(MoneyText.of(e.amountCents)) for agent "
                 + "\(e.agentId): \(e.reason)"
         case .commissionRateChanged(let e):
             let whose = e.agentId.map { "the commission rate of agent \($0)" } ?? "the default commission rate"
@@ -165,14 +165,14 @@ public struct AuditLog: Projection {
         case .invoiceCreated(let e):
             let t = e.totals
             return "\(e.createdBy) created invoice \(e.invoiceNumber) (\(e.invoiceId)) for party "
-                + "\(e.customer.partyId): \(count(e.lines.count, "line")), total \(formatCents(t.totalCents)) (tax "
-                + "\(formatCents(t.taxCents))), issued \(e.issueDate), due \(e.dueDate)"
+                + "\(e.customer.partyId): \(count(e.lines.count, "line")), total \(MoneyText.of(t.totalCents)) (tax "
+                + "\(MoneyText.of(t.taxCents))), issued \(e.issueDate), due \(e.dueDate)"
         case .invoicePaymentRecorded(let e):
-            return "\(e.recordedBy) recorded payment \(e.paymentId) of \(formatCents(e.amountCents)) on invoice "
-                + "\(e.invoiceId), paid on \(e.paidOn) by \(e.method.rawValue): paid \(formatCents(e.paidTotalCents)), "
-                + "balance \(formatCents(e.balanceCents)) (\(e.status.rawValue))"
+            return "\(e.recordedBy) recorded payment \(e.paymentId) of \(MoneyText.of(e.amountCents)) on invoice "
+                + "\(e.invoiceId), paid on \(e.paidOn) by \(e.method.rawValue): paid \(MoneyText.of(e.paidTotalCents)), "
+                + "balance \(MoneyText.of(e.balanceCents)) (\(e.status.rawValue))"
         case .invoicePaid(let e):
-            return "invoice \(e.invoiceId) paid in full on \(e.paidOn): \(formatCents(e.paidTotalCents))"
+            return "invoice \(e.invoiceId) paid in full on \(e.paidOn): \(MoneyText.of(e.paidTotalCents))"
         case .invoiceCancelled(let e):
             return "\(e.cancelledBy) cancelled invoice \(e.invoiceId): \(e.reason)"
         case .invoiceNumberAllocated(let e):
@@ -183,19 +183,6 @@ public struct AuditLog: Projection {
         }
     }
 
-    /// Money in cents as decimal units with two decimals and thousands separators:
-    /// 1234567 → "12,345.67", -5 → "-0.05".
-    public static func formatCents(_ cents: Int64) -> String {
-        let magnitude = cents.magnitude
-        let fraction = magnitude % 100
-        var units = String(magnitude / 100)
-        var grouped = ""
-        while units.count > 3 {
-            grouped = "," + units.suffix(3) + grouped
-            units.removeLast(3)
-        }
-        return (cents < 0 ? "-" : "") + units + grouped + "." + (fraction < 10 ? "0" : "") + String(fraction)
-    }
 
     /// "1 line", "3 lines".
     private static func count(_ n: Int, _ noun: String) -> String {

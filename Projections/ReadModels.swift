@@ -3,9 +3,18 @@ public enum ReadModels {
     /// The read models of `readmodels.db`, in the order their schemas are created:
     /// tables first, then the views that read across them.
     public static let all: [any Projection] = [
+        Users(),
+        Accounts(),
+        LoanPortfolio(),
+        LoanInstallments(),
+        LoanPayments(),
+        AgentEarnings(),
+        Notifications(),
         Invoices(),
         Receivables(),
         CollectionsDaily(),
+        PendingApprovals(),
+        Dashboard(),
     ]
 
     /// The projection of `audit.db`: one row per event.

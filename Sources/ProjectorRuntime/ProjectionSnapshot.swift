@@ -47,7 +47,7 @@ public final class ProjectionSnapshot {
     }
 
     /// A read query in the snapshot: its column names and rows.
-    public func query(_ sql: String, _ values: [ProjectionValue] = []) throws(ProjectorError) -> (
+    public func table(_ sql: String, _ values: [ProjectionValue] = []) throws(ProjectorError) -> (
         columns: [String], rows: [[ProjectionValue]]
     ) {
         do {
@@ -156,5 +156,17 @@ public final class ProjectionSnapshot {
                 case .blob(let b): "x'\(b.count) bytes'"
                 }
             }.joined(separator: ", ") + ")"
+    }
+}
+
+/// The snapshot as the query helpers of the read models take it (`OverdueAging`,
+/// `Receivables`): reads only, since the connection is read-only.
+extension ProjectionSnapshot: ProjectionTables {
+    public func execute(_ sql: String, _ values: [ProjectionValue]) throws {
+        _ = try table(sql, values)
+    }
+
+    public func query(_ sql: String, _ values: [ProjectionValue]) throws -> [[ProjectionValue]] {
+        try SQLiteProjectionTables(connection: connection).query(sql, values)
     }
 }

@@ -108,3 +108,21 @@ func write(_ text: String, to handle: FileHandle) {
 func printLine(_ text: String) {
     write(text + "\n", to: .standardOutput)
 }
+
+/// Prints rows as columns two spaces apart, each as wide as its widest cell; the columns
+/// in `rightAligned` (numbers) are padded on the left.
+func printAligned(_ rows: [[String]], rightAligned: Set<Int> = [], indent: String = "") {
+    let widths = rows.reduce(into: [Int]()) { widths, row in
+        for (index, cell) in row.enumerated() {
+            if index >= widths.count { widths.append(0) }
+            widths[index] = max(widths[index], cell.count)
+        }
+    }
+    for row in rows {
+        let cells = row.enumerated().map { index, cell in
+            let pad = String(repeating: " ", count: widths[index] - cell.count)
+            return rightAligned.contains(index) ? pad + cell : cell + pad
+        }
+        printLine(indent + cells.joined(separator: "  ").trimmingSpaces())
+    }
+}

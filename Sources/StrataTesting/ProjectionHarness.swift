@@ -7,8 +7,9 @@ import StrataCore
 
 /// Given/then for projections: events go in as the store would record them (positions,
 /// stream versions, metadata, the hash chain), through the real runtime into a real
-/// SQLite file; tests then read exactly the rows they expect.
-public final class ProjectionHarness {
+/// SQLite file; tests then read exactly the rows they expect. It is itself the file's
+/// `ProjectionTables`, for the query helpers that take one (`OverdueAging`, `Receivables`).
+public final class ProjectionHarness: ProjectionTables {
     public let database: ProjectionDatabase
     public let directory: URL
     private var versions: [String: Int64] = [:]
@@ -67,5 +68,13 @@ public final class ProjectionHarness {
     /// The rows of a query against the projection file.
     public func rows(_ sql: String, _ values: [ProjectionValue] = []) throws -> [[ProjectionValue]] {
         try database.query(sql, values)
+    }
+
+    public func query(_ sql: String, _ values: [ProjectionValue]) throws -> [[ProjectionValue]] {
+        try database.query(sql, values)
+    }
+
+    public func execute(_ sql: String, _ values: [ProjectionValue]) throws {
+        _ = try database.query(sql, values)
     }
 }

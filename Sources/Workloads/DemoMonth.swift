@@ -116,8 +116,12 @@ public struct DemoMonth: Sendable {
     // MARK: - Loans
 
     /// How a loan's borrower pays.
-    enum Habit: CaseIterable {
+    enum Habit {
         case onTime, late, partial, defaulting, earlyPayoff
+        /// Never paid a thing: the oldest loan of the book, deep in the 90+ bucket.
+        case neverPaid
+
+        static let cycle: [Habit] = [.onTime, .late, .partial, .defaulting, .earlyPayoff]
     }
 
     private func loansAndPayments() -> [CommandBody] {
@@ -131,8 +135,8 @@ public struct DemoMonth: Sendable {
             let principal = Int64(20_000 + (n * 7919) % 180_000) * 100
             let rate = 300 + (n * 37) % 201
             let tenure = 2 + n % 11
-            // Six loans from the older book (40 to 115 days ago); the rest within the month.
-            let requestedOn = n < 6 ? today.adding(days: -(40 + n * 15)) : firstDay.adding(days: (n * 3) % 28)
+            // Six loans from the older book (40 to 130 days ago); the rest within the month.
+            let requestedOn = n < 6 ? today.adding(days: -(40 + n * 18)) : firstDay.adding(days: (n * 3) % 28)
             bodies.append(
                 body(
                     "loan-\(n)-request", actor: agent,
@@ -140,7 +144,7 @@ public struct DemoMonth: Sendable {
                         RequestLoan(
                             loanId: id, accountId: accountId(account), principalCents: principal, monthlyRateBp: rate,
                             tenureMonths: tenure, frequency: frequency, interestMethod: method, requestedOn: requestedOn))))
-            if n % 13 == 5 {
+            if n % 13 == 6 {
                 bodies.append(
                     body("loan-\(n)-reject", actor: admin, .rejectLoan(RejectLoan(loanId: id, reason: "income not verified"))))
                 continue
@@ -151,7 +155,7 @@ public struct DemoMonth: Sendable {
             let schedule = AmortizationSchedule.schedule(
                 principalCents: principal, monthlyRateBp: rate, tenureMonths: tenure, frequency: frequency,
                 method: method, approvedOn: approvedOn)
-            let habit = Habit.allCases[n % Habit.allCases.count]
+            let habit = n == 5 ? Habit.neverPaid : Habit.cycle[n % Habit.cycle.count]
             for (k, payment) in payments(schedule, habit: habit, approvedOn: approvedOn).enumerated() {
                 let method = PaymentMethod.allCases[(n + k) % 3]
                 bodies.append(
@@ -182,6 +186,8 @@ public struct DemoMonth: Sendable {
             return due.map { ($0.totalCents / 2, $0.dueDate) }
         case .defaulting:
             return due.prefix(1).map { ($0.totalCents, $0.dueDate) }
+        case .neverPaid:
+            return []
         case .earlyPayoff:
             // The first installment on time, then everything left, before any is late.
             let total = schedule.reduce(Int64(0)) { $0 + $1.totalCents }

@@ -277,15 +277,15 @@ private let everyType: [(StrataEvent, String, String, String, String)] = [
     }
 
     @Test func amountsReadAsUnitsWithTwoDecimalsAndThousandsSeparators() {
-        #expect(AuditLog.formatCents(0) == "0.00")
-        #expect(AuditLog.formatCents(5) == "0.05")
-        #expect(AuditLog.formatCents(99) == "0.99")
-        #expect(AuditLog.formatCents(100_000) == "1,000.00")
-        #expect(AuditLog.formatCents(99_999) == "999.99")
-        #expect(AuditLog.formatCents(1_234_567) == "12,345.67")
-        #expect(AuditLog.formatCents(100_000_000) == "1,000,000.00")
-        #expect(AuditLog.formatCents(-1_234_567) == "-12,345.67")
-        #expect(AuditLog.formatCents(-5) == "-0.05")
-        #expect(AuditLog.formatCents(Int64.min) == "-92,233,720,368,547,758.08")
+        #expect(MoneyText.of(0) == "0.00")
+        #expect(MoneyText.of(5) == "0.05")
+        #expect(MoneyText.of(99) == "0.99")
+        #expect(MoneyText.of(100_000) == "1,000.00")
+        #expect(MoneyText.of(99_999) == "999.99")
+        #expect(MoneyText.of(1_234_567) == "12,345.67")
+        #expect(MoneyText.of(100_000_000) == "1,000,000.00")
+        #expect(MoneyText.of(-1_234_567) == "-12,345.67")
+        #expect(MoneyText.of(-5) == "-0.05")
+        #expect(MoneyText.of(Int64.min) == "-92,233,720,368,547,758.08")
     }
 }

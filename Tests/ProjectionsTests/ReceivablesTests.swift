@@ -5,14 +5,6 @@ import StrataTesting
 import Testing
 
 /// The harness's file as `ProjectionTables`, to call the read model's query helpers.
-private struct HarnessTables: ProjectionTables {
-    let harness: ProjectionHarness
-    func execute(_ sql: String, _ values: [ProjectionValue]) throws { _ = try harness.rows(sql, values) }
-    func query(_ sql: String, _ values: [ProjectionValue]) throws -> [[ProjectionValue]] {
-        try harness.rows(sql, values)
-    }
-}
-
 /// An invoice of one untaxed line, so its total is simply `total`.
 private func invoice(
     _ id: String, party: String, name: PersonalData, total: Int64, issued: String = "2026-10-01", due: String
@@ -43,7 +35,7 @@ private func paid(
 }
 
 private func aging(_ h: ProjectionHarness, _ day: String) throws -> [Receivables.CustomerAging] {
-    try Receivables.aging(asOf: LocalDate(day)!, in: HarnessTables(harness: h))
+    try Receivables.aging(asOf: LocalDate(day)!, in: h)
 }
 
 @Suite struct ReceivablesTests {

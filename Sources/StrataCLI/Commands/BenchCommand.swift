@@ -217,11 +217,7 @@ enum BenchCommand {
 
     /// Rows under a header, each column as wide as its widest cell.
     static func printColumns(_ header: [String], _ rows: [[String]]) {
-        let widths = (0..<header.count).map { i in ([header] + rows).map { $0[i].count }.max()! }
-        for row in [header] + rows {
-            let cells = zip(row, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }
-            printLine(cells.joined(separator: "  ").trimmingSpaces())
-        }
+        printAligned([header] + rows)
     }
 
     static func format(_ value: Double) -> String {

@@ -68,7 +68,7 @@ enum DemoCommand {
 
         try send(month.commands())
         let readModels = try waitForReadModels(configuration, upTo: tally.lastPosition, timeoutSeconds: timeout)
-        let collectible = try readModels.query(
+        let collectible = try readModels.table(
             "SELECT agent_id, collectible_cents FROM agent_earnings WHERE agent_id LIKE ? ESCAPE '\\'",
             [.text(prefix.replacingOccurrences(of: "_", with: "\\_") + "-%")])
         var byAgent: [String: Int64] = [:]

@@ -1,0 +1,98 @@
+import Events
+import StrataCore
+
+/// Each approved loan's amortization schedule, installment by installment, with what has
+/// been paid on it: the borrower's repayment card and the collector's "what is due" list.
+///
+/// One row per installment, keyed by `(loan_id, number)`. The schedule is the one fixed
+/// at approval (never recomputed); payments only add to the paid and penalty columns.
+///
+/// - `LoanApproved` inserts one UNPAID row per schedule entry.
+/// - `PaymentReceived` applies its `perInstallment` parts exactly: the penalty accrued on
+///   each installment, and the penalty, interest and principal paid to it. An installment
+///   is PAID once its principal, interest and accrued penalty are all paid (`paid_on` is
+///   that payment's date), PARTIAL once anything is paid on it, UNPAID before.
+public struct LoanInstallments: Projection {
+    public init() {}
+
+    public var name: String { "amortization_schedule" }
+
+    public var categories: [String]? { ["loan"] }
+
+    public var schema: ProjectionSchema {
+        ProjectionSchema(
+            version: 1,
+            statements: [
+                """
+                CREATE TABLE loan_installments (
+                    loan_id                 TEXT NOT NULL,
+                    number                  INTEGER NOT NULL,
+                    due_date                TEXT NOT NULL,
+                    principal_cents         INTEGER NOT NULL,
+                    interest_cents          INTEGER NOT NULL,
+                    total_cents             INTEGER NOT NULL,
+                    remaining_balance_cents INTEGER NOT NULL,
+                    principal_paid_cents    INTEGER NOT NULL DEFAULT 0,
+                    interest_paid_cents     INTEGER NOT NULL DEFAULT 0,
+                    penalty_accrued_cents   INTEGER NOT NULL DEFAULT 0,
+                    penalty_paid_cents      INTEGER NOT NULL DEFAULT 0,
+                    status                  TEXT NOT NULL,
+                    paid_on                 TEXT,
+                    PRIMARY KEY (loan_id, number)
+                ) WITHOUT ROWID
+                """,
+                "CREATE INDEX loan_installments_by_due_date ON loan_installments (due_date, status)",
+            ])
+    }
+
+    public func apply(_ event: ProjectedEvent, to tables: any ProjectionTables) throws {
+        switch event.event {
+        case .loanApproved(let e):
+            for entry in e.schedule {
+                // An installment of nothing (a tiny FLAT loan's) is settled from the start.
+                let settled = entry.totalCents == 0
+                try tables.execute(
+                    """
+                    INSERT INTO loan_installments (loan_id, number, due_date, principal_cents, interest_cents,
+                      total_cents, remaining_balance_cents, status, paid_on)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        .text(e.loanId), .int(entry.number), .text(entry.dueDate.description),
+                        .integer(entry.principalCents), .integer(entry.interestCents), .integer(entry.totalCents),
+                        .integer(entry.remainingBalanceCents), .text(settled ? "PAID" : "UNPAID"),
+                        .text(settled ? e.approvedOn.description : nil),
+                    ])
+            }
+        case .paymentReceived(let e):
+            for part in e.perInstallment {
+                let row = try tables.updateRequiringRow(
+                    """
+                    UPDATE loan_installments SET penalty_accrued_cents = penalty_accrued_cents + ?,
+                      penalty_paid_cents = penalty_paid_cents + ?, interest_paid_cents = interest_paid_cents + ?,
+                      principal_paid_cents = principal_paid_cents + ?
+                    WHERE loan_id = ? AND number = ?
+                    RETURNING principal_cents - principal_paid_cents + interest_cents - interest_paid_cents
+                        + penalty_accrued_cents - penalty_paid_cents,
+                      principal_paid_cents + interest_paid_cents + penalty_paid_cents
+                    """,
+                    [
+                        .integer(part.penaltyAccruedCents), .integer(part.penaltyCents), .integer(part.interestCents),
+                        .integer(part.principalCents), .text(e.loanId), .int(part.number),
+                    ],
+                    else: "PaymentReceived \(e.paymentId) touches installment \(part.number) of loan \(e.loanId), "
+                        + "which has no loan_installments row")
+                let (owed, paid) = (row[0].integerOrZero, row[1].integerOrZero)
+                let status = owed <= 0 ? "PAID" : paid > 0 ? "PARTIAL" : "UNPAID"
+                try tables.execute(
+                    "UPDATE loan_installments SET status = ?, paid_on = ? WHERE loan_id = ? AND number = ?",
+                    [
+                        .text(status), .text(owed <= 0 ? e.paidOn.description : nil), .text(e.loanId),
+                        .int(part.number),
+                    ])
+            }
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// An event that contradicts what a read model already holds (a payment on a loan it has
+/// never seen, a decision on a cash-out that is not pending). Thrown from `apply`, it
+/// stops the projection at that event, with this description as the stop's error.
+struct ProjectionInconsistency: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+extension ProjectionTables {
+    /// Runs an `UPDATE … RETURNING …` that must touch a row, and returns the first row
+    /// returned; throws `ProjectionInconsistency(message())` when no row matched.
+    func updateRequiringRow(
+        _ sql: String, _ values: [ProjectionValue], else message: @autoclosure () -> String
+    ) throws -> [ProjectionValue] {
+        guard let row = try query(sql, values).first else { throw ProjectionInconsistency(message()) }
+        return row
+    }
+}
+
+extension ProjectionValue {
+    /// The integer in a returned column (0 for NULL or text, which the read models never return there).
+    var integerOrZero: Int64 {
+        if case .integer(let value) = self { return value }
+        return 0
+    }
+
+    /// The text in a returned column, nil for NULL.
+    var textOrNil: String? {
+        if case .text(let value) = self { return value }
+        return nil
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import StrataCore
+import StrataTesting
+import Testing
+
+/// The main job as a new user runs it: `strata up`, `strata demo`, the dashboard; then the
+/// read models proved equal to rebuilds, a crashed child restarted, and Ctrl-C stopping all.
+@Suite(.serialized) struct UpAndDemoTests {
+    @Test func upRunsTheDemoAndTheReadModelsEqualRebuilds() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-up")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let endpoints = try ["commands", "events", "history"].flatMap { ["--\($0)", "tcp://127.0.0.1:\(try freeLoopbackPort())"] }
+        let options = ["--data", data.path] + endpoints
+        let up = try StrataProcess(["up"] + options + ["--key", ServiceProcess.Keys.service])
+        defer { up.stop() }
+        for name in ["serve", "project-readmodels", "project-audit"] { try up.waitForLine(containing: "\(name): ready ") }
+
+        let demo = try ChildProcess.strata(["demo", "--prefix", "d1"] + options + ["--timeout", "120"])
+        #expect(demo.exitCode == 0, "\(demo.stdout)\(demo.stderr)\n\(up.log)")
+        #expect(demo.stdout.contains("0 refused"), "\(demo.stdout)")
+        #expect(demo.stdout.contains("DASHBOARD"), "\(demo.stdout)")
+
+        for name in ["readmodels", "audit"] {
+            let rebuild = try ChildProcess.strata(["rebuild", name, "--compare", "--data", data.path])
+            #expect(rebuild.exitCode == 0, "\(rebuild.stdout)\(rebuild.stderr)")
+            #expect(rebuild.stdout.contains("equal:"), "\(rebuild.stdout)")
+        }
+        let status = try ChildProcess.strata(["status", "--format", "json", "--data", data.path])
+        #expect(status.exitCode == 0, "\(status.stderr)")
+        let json = try JSONParser.parse(status.stdout)
+        let head = try #require(json["head"]?.integerValue)
+        #expect(json["projections"] == ["readmodels": .integer(head), "audit": .integer(head)], "\(status.stdout)")
+        #expect(json["errors"] == [:])
+
+        // A crashed child is started again; the others keep running.
+        let started = try up.waitForLine(containing: "started readmodels (pid ")
+        let pid = try #require(Int32(started.split(separator: "pid ")[1].prefix { $0.isNumber }))
+        kill(pid, SIGKILL)
+        try up.waitForLine(containing: "readmodels crashed (signal 9): restarting")
+        let deadline = Date().addingTimeInterval(30)
+        while up.log.components(separatedBy: "started readmodels (pid ").count < 3 && Date() < deadline { usleep(50_000) }
+        #expect(up.log.components(separatedBy: "started readmodels (pid ").count == 3, "\(up.log)")
+
+        // Ctrl-C: every child stops gracefully, then `up` exits 0.
+        up.send(signal: SIGINT)
+        #expect(up.waitForExit(timeout: 60) == 0, "\(up.log)")
+        for name in ["serve", "readmodels", "audit"] {
+            #expect(up.log.contains("up: \(name) stopped (exit code 0)"), "\(up.log)")
+        }
+    }
+}
