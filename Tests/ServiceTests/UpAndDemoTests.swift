@@ -10,13 +10,14 @@ import Testing
         let data = try ChildProcess.temporaryDirectory("strata-up")
         defer { try? FileManager.default.removeItem(at: data) }
         try ServiceProcess.prepare(data)
-        let endpoints = try ["commands", "events", "history"].flatMap { ["--\($0)", "tcp://127.0.0.1:\(try freeLoopbackPort())"] }
-        let options = ["--data", data.path] + endpoints
+        let endpoints = try ["commands", "events", "history"].map { ("--\($0)", "tcp://127.0.0.1:\(try freeLoopbackPort())") }
+        let options = ["--data", data.path] + endpoints.flatMap { [$0.0, $0.1] }
         let up = try StrataProcess(["up"] + options + ["--key", ServiceProcess.Keys.service])
         defer { up.stop() }
         for name in ["serve", "project-readmodels", "project-audit"] { try up.waitForLine(containing: "\(name): ready ") }
 
-        let demo = try ChildProcess.strata(["demo", "--prefix", "d1"] + options + ["--timeout", "120"])
+        let demo = try ChildProcess.strata(
+            ["demo", "--prefix", "d1", "--data", data.path, "--commands", endpoints[0].1, "--timeout", "120"])
         #expect(demo.exitCode == 0, "\(demo.stdout)\(demo.stderr)\n\(up.log)")
         #expect(demo.stdout.contains("0 refused"), "\(demo.stdout)")
         #expect(demo.stdout.contains("DASHBOARD"), "\(demo.stdout)")

@@ -26,20 +26,21 @@ enum UpCommand {
         _ = try ServeCommand.readKeyFile(configuration.keysFile)
         _ = try ProjectCommand.historyKey(configuration)
 
-        var passed: [String] = []
-        for option in ["data", "config", "keys", "commands", "events", "history", "key"] {
-            if let value = arguments.value(option) { passed += ["--\(option)", value] }
+        // Each child gets the settings it takes: serve signs nothing, projectors send no commands.
+        func passed(_ options: [String]) -> [String] {
+            options.flatMap { option in arguments.value(option).map { ["--\(option)", $0] } ?? [] }
         }
-        // serve signs nothing: it takes every option but --key.
-        let serveOptions = stripKey(passed)
+        let shared = ["data", "config", "keys", "events", "history"]
+        let serveOptions = passed(shared + ["commands"])
+        let projectorOptions = passed(shared + ["key"])
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         let logger = Logger(label: "up")
         let supervisor = Supervisor(
             executable: executable, logger: logger,
             children: [
                 .init(name: "serve", arguments: ["serve"] + serveOptions, isEssential: true),
-                .init(name: "readmodels", arguments: ["project", "readmodels"] + passed, isEssential: false),
-                .init(name: "audit", arguments: ["project", "audit"] + passed, isEssential: false),
+                .init(name: "readmodels", arguments: ["project", "readmodels"] + projectorOptions, isEssential: false),
+                .init(name: "audit", arguments: ["project", "audit"] + projectorOptions, isEssential: false),
             ])
         let signals = ShutdownSignals { signal in
             logger.info("stopping (signal \(signal)): asking every process to stop")
@@ -47,15 +48,5 @@ enum UpCommand {
         }
         defer { signals.cancel() }
         return supervisor.run()
-    }
-
-    private static func stripKey(_ options: [String]) -> [String] {
-        var out: [String] = []
-        var index = 0
-        while index < options.count {
-            if options[index] != "--key" { out += [options[index], options[index + 1]] }
-            index += 2
-        }
-        return out
     }
 }
