@@ -7,11 +7,13 @@ import StrataSQLite
 /// times in one run (min / median / max) beside its reference ceiling, because only
 /// ratios measured side by side mean anything on a shared machine.
 enum BenchCommand {
-    static let scenarios = ["append", BenchCommandsScenario.name]
+    static let scenarios = [
+        "append", BenchCommandsScenario.name, BenchProjectionsScenario.lag, BenchProjectionsScenario.rebuild,
+    ]
 
     static let spec = CommandSpec(
         ["bench"], summary: "Run a benchmark scenario and print its figures.",
-        arguments: [ArgumentSpec("SCENARIO", help: "append or commands")],
+        arguments: [ArgumentSpec("SCENARIO", help: "append, commands, lag or rebuild")],
         options: [
             OptionSpec("events", value: "N", help: "Events per run (default 100000)."),
             OptionSpec("repeat", value: "R", help: "Runs per figure (default 3)."),
@@ -25,7 +27,7 @@ enum BenchCommand {
             row size, same unique (stream, version) index, same durability settings), and raw SQLite at
             the store's own commit size (100 rows per transaction), which separates the store's own
             cost from the cost of committing (one fsync per transaction).
-            """ + "\n\n" + BenchCommandsScenario.discussion)
+            """ + "\n\n" + BenchCommandsScenario.discussion + "\n\n" + BenchProjectionsScenario.discussion)
 
     struct Figure {
         let scenario: String
@@ -68,6 +70,9 @@ enum BenchCommand {
         defer { if arguments.value("dir") == nil { try? FileManager.default.removeItem(atPath: directory) } }
         if scenario == BenchCommandsScenario.name {
             return try BenchCommandsScenario.run(arguments, directory: directory, runs: runs)
+        }
+        if scenario == BenchProjectionsScenario.lag || scenario == BenchProjectionsScenario.rebuild {
+            return try BenchProjectionsScenario.run(scenario, arguments, directory: directory, runs: runs)
         }
 
         var raw: [Double] = []

@@ -32,9 +32,9 @@ enum BenchCommandsScenario {
     static let p99TargetMicroseconds = 5_000.0
 
     static let options = [
-        OptionSpec("loans", value: "N", help: "commands: loans per throughput run (default 10000)."),
-        OptionSpec("rate", value: "N", help: "commands: commands/s in the latency run (default 2000)."),
-        OptionSpec("seconds", value: "S", help: "commands: length of the latency run (default 5)."),
+        OptionSpec("loans", value: "N", help: "commands, lag, rebuild: loans per run (default 10000)."),
+        OptionSpec("rate", value: "N", help: "commands, lag: commands/s in the steady run (default 2000)."),
+        OptionSpec("seconds", value: "S", help: "commands, lag: length of the steady run (default 5)."),
     ]
 
     static let discussion = """
@@ -404,7 +404,7 @@ enum BenchCommandsScenario {
         let secret = try KeysCommand.randomSecret()
         try bootstrapAdmin(admin, storePath: path)
         var keys = KeyFile()
-        try keys.add(KeyFile.Key(id: "bench", secret: secret, scopes: [.commands]))
+        try keys.add(KeyFile.Key(id: "bench", secret: secret, scopes: [.commands, .history]))
         let any = "tcp://127.0.0.1:*"
         let settings = CommandServer.Settings(
             storePath: path, keys: keys, commandsEndpoint: any, eventsEndpoint: any, historyEndpoint: any)

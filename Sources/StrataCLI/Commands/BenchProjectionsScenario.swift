@@ -1,0 +1,171 @@
+import EventStore
+import Foundation
+import ProjectorRuntime
+import Projections
+import StrataCore
+import Workloads
+
+/// `strata bench lag` and `strata bench rebuild`: the projector path, measured with the
+/// real command service and the real projector engine in this process.
+enum BenchProjectionsScenario {
+    static let lag = "lag"
+    static let rebuild = "rebuild"
+
+    static let lagTargetMilliseconds = 100.0
+    static let rebuildTarget = 100_000.0
+
+    static let discussion = """
+        lag: projection lag, from an event's commit in the store (its recordedAt) to the commit of
+        the read-model batch that applies it (readmodels.db, every read model), with the command
+        service and a projector in this process on loopback. Measured twice: while --rate
+        commands/s are sent steadily for --seconds, and while --loans loans are sent at full speed
+        by 16 pipelined clients. p50 / p99 / max in milliseconds (recordedAt has millisecond
+        resolution).
+
+        rebuild: events/s rebuilding readmodels.db and audit.db from position 0, reading the store
+        file directly, on a store filled through the service with --loans loans and as many
+        invoices (setup, request, approve, pay; create, pay).
+        """
+
+    static func run(_ scenario: String, _ arguments: ParsedArguments, directory: String, runs: Int) throws -> Int32 {
+        let loans = Int(try arguments.integer("loans", in: 1...10_000_000) ?? 10_000)
+        let rate = Int(try arguments.integer("rate", in: 1...1_000_000) ?? 2000)
+        let seconds = Int(try arguments.integer("seconds", in: 1...3600) ?? 5)
+        let keep = arguments.value("dir") != nil
+        let workload = LendingWorkload(admin: "bench-admin", prefix: "b", today: Timestamp.now().date)
+        let setup = BenchCommandsScenario.Plan(units: [workload.setup()], clients: 1)
+        let clients = BenchCommandsScenario.clients
+
+        var figures: [BenchCommand.Figure] = []
+        if scenario == lag {
+            let paced = BenchCommandsScenario.Plan(
+                units: (0..<((rate * seconds + 2) / 3)).map { workload.loan($0) }, clients: BenchCommandsScenario.latencyClients)
+            let flood = BenchCommandsScenario.Plan(units: (0..<loans).map { workload.loan(paced.commands + $0) }, clients: clients)
+            var steady: [[Double]] = []
+            var full: [[Double]] = []
+            for run in 0..<runs {
+                let path = "\(directory)/lag-\(run).db"
+                try BenchCommandsScenario.withService(at: path, admin: workload.admin, keep: keep) { service in
+                    try service.send(setup)
+                    let lags = Locked(Lags())
+                    let projector = try startProjector(service, path: "\(directory)/lag-readmodels-\(run).db", lags: lags)
+                    defer {
+                        projector.stop()
+                        _ = projector.wait()
+                    }
+                    let store = try SQLiteEventStore(readingAt: path)
+                    try waitForProjector(lags, store: store)
+                    _ = try service.latencies(paced, rate: rate)
+                    steady.append(try waitForProjector(lags, store: store))
+                    _ = try service.throughput(flood)
+                    full.append(try waitForProjector(lags, store: store))
+                }
+                if !keep { for suffix in ["", "-wal", "-shm", "-lock"] { unlink("\(directory)/lag-readmodels-\(run).db" + suffix) } }
+            }
+            for (label, samples) in [("at \(rate) commands/s", steady), ("at full speed, \(clients) clients", full)] {
+                for (name, p) in [("p50", 0.5), ("p99", 0.99), ("max", 1.0)] {
+                    figures.append(
+                        figure(
+                            "projection lag \(name) \(label)", "ms",
+                            samples.map { BenchCommandsScenario.percentile($0, p) }))
+                }
+            }
+        } else {
+            let units = (0..<loans).map { workload.loan($0) } + (0..<loans).map { workload.invoice($0) }
+            let fill = BenchCommandsScenario.Plan(units: units, clients: clients)
+            var readModels: [Double] = []
+            var audit: [Double] = []
+            var events: Int64 = 0
+            for run in 0..<runs {
+                let path = "\(directory)/rebuild-\(run).db"
+                try BenchCommandsScenario.withService(at: path, admin: workload.admin, keep: keep) { service in
+                    try service.send(setup)
+                    _ = try service.throughput(fill)
+                    let store = try SQLiteEventStore(readingAt: path)
+                    for (name, projections) in [("readmodels", ReadModels.all), ("audit", ReadModels.audit)] {
+                        let output = "\(directory)/rebuild-\(name)-\(run).db"
+                        let result = try Rebuild.run(
+                            name: name, projections: projections, from: StoreHistory(store: store), into: output)
+                        if let stop = result.stop { throw CommandFailure.problem("the rebuild of \(name) stopped: \(stop)") }
+                        events = result.events
+                        if name == "audit" { audit.append(result.eventsPerSecond) } else { readModels.append(result.eventsPerSecond) }
+                        if !keep { for suffix in ["", "-wal", "-shm", "-lock"] { unlink(output + suffix) } }
+                    }
+                }
+            }
+            figures = [
+                figure("rebuild readmodels.db, \(events) events", "events/s", readModels),
+                figure("rebuild audit.db, \(events) events", "events/s", audit),
+            ]
+        }
+
+        if arguments.flag("json") {
+            for figure in figures { printLine(CanonicalJSON.string(figure.json)) }
+        } else {
+            printLine("strata bench \(scenario) — \(runs) runs; figures are min / median / max")
+            let target = scenario == lag ? "target p99 < \(Int(lagTargetMilliseconds)) ms" : "target ≥ 100,000 events/s"
+            BenchCommand.printColumns(
+                ["measure", "unit", "min", "median", "max"],
+                figures.map { f in
+                    [f.measure, f.unit, BenchCommand.format(f.sorted.first!), BenchCommand.format(f.median),
+                        BenchCommand.format(f.sorted.last!)]
+                })
+            printLine("(\(target))")
+        }
+        return 0
+    }
+
+    private static func figure(_ measure: String, _ unit: String, _ samples: [Double]) -> BenchCommand.Figure {
+        BenchCommand.Figure(scenario: "projections", measure: measure, unit: unit, samples: samples, ceiling: nil, sameSizeRaw: nil)
+    }
+
+    /// Each applied event's lag in ms, and the last position applied.
+    struct Lags: Sendable {
+        var milliseconds: [Double] = []
+        var position: Int64 = 0
+    }
+
+    /// A projector of every read model on the service's bus, recording each event's lag.
+    private static func startProjector(
+        _ service: BenchCommandsScenario.Service, path: String, lags: Locked<Lags>
+    ) throws -> Projector {
+        let key = KeyFile.Key(id: service.keyId, secret: service.secret, scopes: [.history])
+        let settings = Projector.Settings(
+            name: "readmodels", databasePath: path, eventsEndpoint: service.server.endpoints.events,
+            historyEndpoint: service.server.endpoints.history, key: key)
+        do throws(ProjectorError) {
+            return try Projector.start(
+                settings, projections: ReadModels.all, logger: Logger(label: "bench-project", minimumLevel: .warning)
+            ) { commit in
+                let committed = commit.committedAt.millisecondsSinceEpoch
+                let batch = commit.events.compactMap { event in
+                    Timestamp(event.recordedAt).map { Double(committed - $0.millisecondsSinceEpoch) }
+                }
+                lags.withLock {
+                    $0.milliseconds += batch
+                    $0.position = max($0.position, commit.events.last?.position ?? 0)
+                }
+            }
+        } catch {
+            throw CommandFailure.environment("cannot start the projector: \(error.message)")
+        }
+    }
+
+    /// Waits until the projector has applied everything the store holds; returns the lags
+    /// recorded since the last call.
+    @discardableResult
+    private static func waitForProjector(_ lags: Locked<Lags>, store: SQLiteEventStore) throws -> [Double] {
+        let head = try store.head()
+        let deadline = ContinuousClock.now + .seconds(300)
+        while lags.withLock({ $0.position }) < head {
+            guard ContinuousClock.now < deadline else {
+                throw CommandFailure.problem("the projector did not reach position \(head) within 300 s")
+            }
+            usleep(20_000)
+        }
+        return lags.withLock { lags in
+            defer { lags.milliseconds = [] }
+            return lags.milliseconds
+        }
+    }
+}
