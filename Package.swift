@@ -60,7 +60,7 @@ let package = Package(
         // checkpoint in the same transaction; rebuild and compare.
         .target(
             name: "ProjectorRuntime",
-            dependencies: ["Bus", "EventStore", "Events", "Projections", "StrataCore", "StrataSQLite"],
+            dependencies: ["Bus", "CZeroMQ", "EventStore", "Events", "Projections", "StrataCore", "StrataSQLite"],
             swiftSettings: strict),
         // Test support shipped as a library: in-memory store, fixed clock, domain scenarios.
         .target(

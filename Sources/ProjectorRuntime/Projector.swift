@@ -1,4 +1,5 @@
 import Bus
+import CZeroMQ
 import Dispatch
 import EventStore
 import Foundation
@@ -29,8 +30,11 @@ public final class Projector: Sendable {
         public var historyTimeoutMilliseconds = 5000
         /// With no message at all for this long (heartbeats come every second), ask history.
         public var quietMilliseconds = 3000
-        /// How many live messages may wait in the subscriber before libzmq drops them.
+        /// How many live messages may wait in the subscriber before the bus drops them.
         public var receiveHighWaterMark: Int32 = 100_000
+        /// The subscriber's kernel receive buffer in bytes; nil leaves it to the system
+        /// (which grows it as needed). Small values make the bus drop sooner.
+        public var receiveBufferBytes: Int32?
 
         public init(name: String, databasePath: String, eventsEndpoint: String, historyEndpoint: String, key: KeyFile.Key) {
             self.name = name
@@ -148,6 +152,7 @@ public final class Projector: Sendable {
             // waits in the socket while history fills the gap behind it.
             subscriber = try ZMQSocket(context, .subscriber)
             try subscriber.setHighWaterMarks(send: 0, receive: settings.receiveHighWaterMark)
+            if let bytes = settings.receiveBufferBytes { try subscriber.setOption(ZMQ_RCVBUF, bytes) }
             try subscriber.subscribe("")
             try subscriber.connect(settings.eventsEndpoint)
         } catch {

@@ -12,6 +12,9 @@ enum ProjectCommand {
             OptionSpec(
                 "subscriber-hwm", value: "N",
                 help: "Live events that may wait before the bus drops them (default 100000; history refills drops)."),
+            OptionSpec(
+                "subscriber-buffer", value: "BYTES",
+                help: "The subscriber's kernel receive buffer (default: the system's, growing as needed)."),
             OptionSpec("resume", help: "Clear a recorded stop and try the event again (after a fix)."),
             OptionSpec("skip", value: "POSITION", help: "Pass over the event the projection stopped at (needs --reason)."),
             OptionSpec("reason", value: "TEXT", help: "Why the event is skipped; recorded in strata_skipped."),
@@ -51,6 +54,9 @@ enum ProjectCommand {
             name: target.name, databasePath: target.path, eventsEndpoint: configuration.eventsEndpoint,
             historyEndpoint: configuration.historyEndpoint, key: key)
         if let hwm = try arguments.integer("subscriber-hwm", in: 1...10_000_000) { settings.receiveHighWaterMark = Int32(hwm) }
+        if let bytes = try arguments.integer("subscriber-buffer", in: 4096...1_073_741_824) {
+            settings.receiveBufferBytes = Int32(bytes)
+        }
         let projector: Projector
         do throws(ProjectorError) {
             projector = try Projector.start(settings, projections: target.projections, logger: logger)
