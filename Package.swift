@@ -93,8 +93,8 @@ let package = Package(
         .testTarget(
             name: "ServiceTests",
             dependencies: [
-                "strata", "Bus", "CommandService", "EventStore", "Events", "ProjectorRuntime", "StrataCore", "StrataTesting",
-                "Workloads",
+                "strata", "Bus", "CommandService", "EventStore", "Events", "ProjectorRuntime", "StrataCore", "StrataSQLite",
+                "StrataTesting", "Workloads",
             ],
             swiftSettings: strict),
         .testTarget(

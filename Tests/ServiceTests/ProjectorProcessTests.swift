@@ -6,6 +6,7 @@ import Foundation
 import Synchronization
 import ProjectorRuntime
 import StrataCore
+import StrataSQLite
 import StrataTesting
 import Testing
 import Workloads
@@ -90,10 +91,58 @@ import Workloads
     }
 }
 
+@Suite(.serialized) struct PoisonEventTests {
+    /// An event whose bytes were changed in the store breaks the chain: the projector stops
+    /// there, says so, `status` shows it, and only an operator's explicit skip moves it on.
+    @Test func aTamperedEventStopsTheProjectorUntilAnOperatorSkipsIt() throws {
+        let system = try System("poison")
+        try system.send(system.workload.setup())
+        try system.send((0..<20).flatMap { system.workload.loan($0) })
+        system.service.stop()
+        let storePath = system.data.appendingPathComponent("events.db").path
+        let victim: Int64 = 30
+        do {
+            let store = try SQLiteConnection(path: storePath, mode: .readWrite)
+            try store.statement("UPDATE events SET data = replace(data, 'acct', 'acxt') WHERE position = ?")
+                .run([.integer(victim)])
+            #expect(store.changes == 1)
+        }
+        try system.restartService()
+        let head = try system.service.store().head()
+
+        let projector = try system.projector("readmodels")
+        #expect(projector.waitForExit(timeout: 60) == 1, "\(projector.log)")
+        #expect(projector.log.contains("stopped at position \(victim)"), "\(projector.log)")
+        #expect(projector.log.contains("hash chain is broken"), "\(projector.log)")
+
+        let status = try ChildProcess.strata(["status", "--format", "json", "--data", system.data.path])
+        #expect(status.exitCode == 1)
+        let json = try JSONParser.parse(status.stdout)
+        #expect(json["projections"]?["readmodels"] == .integer(victim - 1), "\(status.stdout)")
+        #expect(json["errors"]?["readmodels"]?.stringValue?.contains("position \(victim)") == true, "\(status.stdout)")
+
+        // Starting it again without an operator's act refuses, naming the way out.
+        let again = try system.projector("readmodels")
+        #expect(again.waitForExit(timeout: 60) == 1)
+        #expect(again.log.contains("--skip \(victim) --reason"), "\(again.log)")
+
+        // Skipping is explicit, logged and recorded; then the projector runs to the head.
+        let skipping = try system.projector("readmodels", ["--skip", "\(victim)", "--reason", "tampered in a test"])
+        try skipping.waitForLine(containing: "skipped position \(victim)")
+        try system.waitForCheckpoint("readmodels", head)
+        skipping.stop()
+        let after = try ChildProcess.strata(["status", "--format", "json", "--data", system.data.path])
+        #expect(after.exitCode == 0, "\(after.stdout)")
+        // A rebuild passes over the same event, so it equals the live file.
+        try system.expectEqualToRebuild("readmodels")
+    }
+}
+
 /// A data directory, a running `strata serve`, and what the tests do with them.
 final class System {
     let data: URL
-    let service: ServiceProcess
+    private(set) var service: ServiceProcess
+    private let serveArguments: [String]
     let workload: LendingWorkload
     let context: ZMQContext
 
@@ -101,6 +150,7 @@ final class System {
         data = try ChildProcess.temporaryDirectory("strata-projector-\(label)")
         try ServiceProcess.prepare(data)
         service = try ServiceProcess(dataDirectory: data, arguments: serveArguments)
+        self.serveArguments = serveArguments
         workload = LendingWorkload(
             admin: ServiceProcess.admin, prefix: label, agents: 4, accountsPerAgent: 10, today: Timestamp.now().date)
         context = try ZMQContext()
@@ -109,6 +159,12 @@ final class System {
     deinit {
         service.stop()
         try? FileManager.default.removeItem(at: data)
+    }
+
+    /// Stops the service (if it runs) and starts it again on the same data, on new ports.
+    func restartService() throws {
+        service.stop()
+        service = try ServiceProcess(dataDirectory: data, arguments: serveArguments)
     }
 
     /// `strata project NAME` against this system's service.
