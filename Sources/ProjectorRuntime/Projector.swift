@@ -28,7 +28,8 @@ public final class Projector: Sendable {
         /// Events asked of history per request (the endpoint allows up to 10,000).
         public var historyPageSize = 2000
         public var historyTimeoutMilliseconds = 5000
-        /// With no message at all for this long (heartbeats come every second), ask history.
+        /// With no message at all for this long while running (heartbeats come every
+        /// second), ask history.
         public var quietMilliseconds = 3000
         /// How many live messages may wait in the subscriber before the bus drops them.
         public var receiveHighWaterMark: Int32 = 100_000
@@ -170,6 +171,8 @@ public final class Projector: Sendable {
 
 /// The projector's loop, on its own thread.
 private struct Follower {
+    static let pollMilliseconds = 250
+
     let database: ProjectionDatabase
     let history: any HistorySource
     let settings: Projector.Settings
@@ -185,8 +188,10 @@ private struct Follower {
     mutating func run(subscriber: ZMQSocket, isStopping: () -> Bool) -> Projector.Exit {
         var needsHistory: String? = "on start"
         var unavailableSince: ContinuousClock.Instant?
-        var lastMessage = ContinuousClock.now
-        let quiet = Duration.milliseconds(settings.quietMilliseconds)
+        // Counted in empty polls rather than wall time, so that time the process did not
+        // run (SIGSTOP, a suspended machine) is not taken for silence on the bus.
+        var emptyPolls = 0
+        let quietPolls = max(1, settings.quietMilliseconds / Self.pollMilliseconds)
 
         while !isStopping() {
             if let stop = database.stop { return .poisoned(stop) }
@@ -211,19 +216,20 @@ private struct Follower {
 
             let readable: Bool
             do {
-                readable = try !zmqPollReadable([subscriber], timeoutMilliseconds: 250).isEmpty
+                readable = try !zmqPollReadable([subscriber], timeoutMilliseconds: Self.pollMilliseconds).isEmpty
             } catch {
                 return .failed("the subscriber failed: \(error)")
             }
             guard readable else {
-                if ContinuousClock.now - lastMessage > quiet {
+                emptyPolls += 1
+                if emptyPolls >= quietPolls {
                     // No heartbeat either: the publisher may be gone; history says for sure.
                     needsHistory = "after a quiet bus"
-                    lastMessage = .now
+                    emptyPolls = 0
                 }
                 continue
             }
-            lastMessage = .now
+            emptyPolls = 0
             var batch: [RecordedEvent] = []
             var expected = database.checkpoint + 1
             var announcedHead: Int64 = 0
