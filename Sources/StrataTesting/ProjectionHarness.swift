@@ -12,9 +12,9 @@ import StrataCore
 public final class ProjectionHarness: ProjectionTables {
     public let database: ProjectionDatabase
     public let directory: URL
-    private var versions: [String: Int64] = [:]
-    private var position: Int64 = 0
-    private var previousHash = HashChain.genesisHex
+    /// Records events with the store's own rules: positions, stream versions, metadata, chain.
+    private let store: InMemoryEventStore
+    private let clock: FixedClock
     /// The recorded events so far, in order (to replay them elsewhere).
     public private(set) var recorded: [RecordedEvent] = []
     /// recordedAt of the first event; each later one is a second later.
@@ -23,6 +23,8 @@ public final class ProjectionHarness: ProjectionTables {
     public init(_ projections: [any Projection], name: String = "test") throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-projection-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        clock = FixedClock()
+        store = InMemoryEventStore(clock: clock)
         database = try ProjectionDatabase(
             path: directory.appendingPathComponent("\(name).db").path, name: name, projections: projections)
     }
@@ -45,24 +47,17 @@ public final class ProjectionHarness: ProjectionTables {
     public func record(
         _ event: StrataEvent, stream: String, actor: String = "admin-1", commandId: String? = nil
     ) throws -> RecordedEvent {
-        position += 1
-        let version = (versions[stream] ?? 0) + 1
-        versions[stream] = version
-        let command = commandId ?? "cmd-\(position)"
-        let metadata = EventMetadata(commandId: command, actor: actor, causationId: command)
-        let unhashed = RecordedEvent(
-            position: position, stream: stream, version: version, type: event.eventType,
-            schemaVersion: event.schemaVersion, recordedAt: start.adding(milliseconds: (position - 1) * 1000).description,
-            data: try event.canonicalData(), metadata: metadata.canonicalBytes, prevHash: previousHash, hash: "")
-        let hash = Hex.encode(
-            HashChain.hash(previous: Hex.decode(previousHash)!, canonicalEvent: unhashed.canonicalBody))
-        let event = RecordedEvent(
-            position: unhashed.position, stream: stream, version: version, type: unhashed.type,
-            schemaVersion: unhashed.schemaVersion, recordedAt: unhashed.recordedAt, data: unhashed.data,
-            metadata: unhashed.metadata, prevHash: previousHash, hash: hash)
-        previousHash = hash
-        recorded.append(event)
-        return event
+        guard let name = StreamName(stream) else { throw ProjectionHarnessError("not a stream name: \(stream)") }
+        clock.set(start.adding(milliseconds: Int64(recorded.count) * 1000))
+        let command = commandId ?? "cmd-\(recorded.count + 1)"
+        let write = try CommandWrite(
+            commandId: command, bodyDigest: HashChain.sha256(Array(command.utf8)), actor: actor,
+            commandType: "Given", decision: .append([try NewEvent(stream: name, event: event.payload)], expectations: [:]))
+        guard case .accepted(let appended) = try store.append(write).outcome, let position = appended.first?.position,
+            let stored = try store.events(after: position - 1, limit: 1).first
+        else { throw ProjectionHarnessError("the store did not record \(event.eventType) on \(stream)") }
+        recorded.append(stored)
+        return stored
     }
 
     /// The rows of a query against the projection file.
@@ -77,4 +72,9 @@ public final class ProjectionHarness: ProjectionTables {
     public func execute(_ sql: String, _ values: [ProjectionValue]) throws {
         _ = try database.query(sql, values)
     }
+}
+
+struct ProjectionHarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
