@@ -42,9 +42,16 @@ public struct RecordedEvent: Sendable, Equatable {
         try EventRegistry.decode(type: type, schemaVersion: schemaVersion, data: data)
     }
 
-    /// The metadata decoded.
-    public func decodedMetadata() throws -> EventMetadata {
-        try CanonicalJSON.decode(EventMetadata.self, from: metadata)
+    /// The metadata decoded (with the strict parser: projectors read it for every event).
+    public func decodedMetadata() throws(EventJSONError) -> EventMetadata {
+        guard let json = try? JSONParser.parse(metadata), let commandId = json["commandId"]?.stringValue,
+            let actor = json["actor"]?.stringValue
+        else {
+            throw EventJSONError("the metadata of position \(position) lacks commandId or actor")
+        }
+        return EventMetadata(
+            commandId: commandId, actor: actor, correlationId: json["correlationId"]?.stringValue,
+            causationId: json["causationId"]?.stringValue)
     }
 
     /// The bytes the chain hashes: the canonical event without `hash` and `prevHash`.

@@ -21,16 +21,14 @@ extension ProjectedEvent {
         guard let recordedAt = Timestamp(recorded.recordedAt) else {
             throw UnreadableEvent(description: "recordedAt is not an RFC 3339 UTC timestamp: \(recorded.recordedAt)")
         }
-        guard let metadata = try? JSONParser.parse(recorded.metadata), let commandId = metadata["commandId"]?.stringValue,
-            let actor = metadata["actor"]?.stringValue
-        else {
-            throw UnreadableEvent(description: "metadata lacks commandId or actor")
+        let metadata: EventMetadata
+        do {
+            metadata = try recorded.decodedMetadata()
+        } catch {
+            throw UnreadableEvent(description: error.description)
         }
         self.init(
             position: recorded.position, stream: recorded.stream, version: recorded.version, recordedAt: recordedAt,
-            metadata: EventMetadata(
-                commandId: commandId, actor: actor, correlationId: metadata["correlationId"]?.stringValue,
-                causationId: metadata["causationId"]?.stringValue),
-            hash: recorded.hash, event: event)
+            metadata: metadata, hash: recorded.hash, event: event)
     }
 }
