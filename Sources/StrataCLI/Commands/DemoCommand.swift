@@ -39,7 +39,7 @@ enum DemoCommand {
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
-        let key = try commandsKey(configuration)
+        let key = try configuration.signingKey(for: .commands)
         let timeout = try arguments.integer("timeout", in: 1...3600) ?? 30
         let today: LocalDate
         if let text = arguments.value("today") {
@@ -145,19 +145,6 @@ enum DemoCommand {
             }
             usleep(50_000)
         }
-    }
-
-    /// --key, else the key file's first key with the commands scope.
-    static func commandsKey(_ configuration: Configuration) throws -> KeyFile.Key {
-        let keys = try ServeCommand.readKeyFile(configuration.keysFile)
-        if let id = configuration.key {
-            guard let key = keys.key(id) else { throw CommandFailure.environment("no key \(id) in \(configuration.keysFile)") }
-            return key
-        }
-        guard let key = keys.keys.first(where: { $0.scopes.contains(.commands) }) else {
-            throw CommandFailure.environment("no key with the commands scope in \(configuration.keysFile)")
-        }
-        return key
     }
 
     /// The first approved admin in the store: the one `admin bootstrap` made.

@@ -41,7 +41,7 @@ enum ProjectCommand {
         else {
             throw UsageError("say which projector: readmodels or audit")
         }
-        let key = try historyKey(configuration)
+        let key = try configuration.signingKey(for: .history)
         let logger = Logger(label: "project-\(name)")
         do {
             try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
@@ -119,23 +119,6 @@ enum ProjectCommand {
         }
     }
 
-    /// The key history requests are signed with: --key, else the key file's first with history.
-    static func historyKey(_ configuration: Configuration) throws -> KeyFile.Key {
-        let keys = try ServeCommand.readKeyFile(configuration.keysFile)
-        if let id = configuration.key {
-            guard let key = keys.key(id) else { throw CommandFailure.environment("no key \(id) in \(configuration.keysFile)") }
-            guard key.scopes.contains(.history) else {
-                throw CommandFailure.environment("key \(id) lacks the history scope a projector needs")
-            }
-            return key
-        }
-        guard let key = keys.keys.first(where: { $0.scopes.contains(.history) }) else {
-            throw CommandFailure.environment(
-                "no key with the history scope in \(configuration.keysFile); create one with "
-                    + "`strata keys new ID --scope history`")
-        }
-        return key
-    }
 }
 
 /// A projector the command line knows: its name, its file and its projections.

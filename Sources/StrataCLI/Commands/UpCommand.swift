@@ -24,7 +24,7 @@ enum UpCommand {
         let configuration = try Configuration.resolve(arguments, environment: environment)
         // Fail here, once, rather than in a restart loop: the children need these.
         _ = try ServeCommand.readKeyFile(configuration.keysFile)
-        _ = try ProjectCommand.historyKey(configuration)
+        _ = try configuration.signingKey(for: .history)
 
         // Each child gets the settings it takes: serve signs nothing, projectors send no commands.
         func passed(_ options: [String]) -> [String] {
