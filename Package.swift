@@ -111,7 +111,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "StrataCLITests",
-            dependencies: ["StrataCLI", "strata", "EventStore", "StrataSQLite", "StrataTesting", "Events", "StrataCore"],
+            dependencies: [
+                "StrataCLI", "strata", "CommandService", "EventStore", "ProjectorRuntime", "Projections", "StrataSQLite",
+                "StrataTesting", "Events", "StrataCore",
+            ],
             swiftSettings: strict),
     ]
 )

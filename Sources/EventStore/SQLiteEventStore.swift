@@ -206,6 +206,19 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
+    /// The last position recorded at or before `instant` (0 when none): where `--as-of TIME`
+    /// stops. recorded_at is fixed-width UTC text, so comparing text compares instants.
+    public func lastPosition(recordedAtOrBefore instant: Timestamp) throws(StoreError) -> Int64 {
+        try state.withLock { (state) throws(StoreError) -> Int64 in
+            do throws(SQLiteError) {
+                return try state.connection.scalarInteger(
+                    "SELECT max(position) FROM events WHERE recorded_at <= ?", .text(instant.description)) ?? 0
+            } catch {
+                throw StoreError(error, while: "finding the last position at \(instant)")
+            }
+        }
+    }
+
     static let columns = "position, stream, version, type, schema_version, recorded_at, data, metadata, prev_hash, hash"
 
     public func events(after position: Int64, limit: Int, filter: EventFilter) throws(StoreError) -> [RecordedEvent] {

@@ -27,6 +27,7 @@ public enum StrataCommandLine {
         DemoCommand.subcommand,
         SendCommand.subcommand,
         StatusCommand.subcommand,
+        QueryCommand.subcommand,
         RebuildCommand.subcommand,
         VerifyCommand.subcommand,
         KeysCommand.subcommand,
@@ -112,17 +113,26 @@ func printLine(_ text: String) {
 /// Prints rows as columns two spaces apart, each as wide as its widest cell; the columns
 /// in `rightAligned` (numbers) are padded on the left.
 func printAligned(_ rows: [[String]], rightAligned: Set<Int> = [], indent: String = "") {
+    write(aligned(rows, rightAligned: rightAligned, indent: indent), to: .standardOutput)
+}
+
+/// Rows as lines of columns two spaces apart, each column as wide as its widest cell.
+func aligned(_ rows: [[String]], rightAligned: Set<Int> = [], indent: String = "") -> String {
     let widths = rows.reduce(into: [Int]()) { widths, row in
         for (index, cell) in row.enumerated() {
             if index >= widths.count { widths.append(0) }
             widths[index] = max(widths[index], cell.count)
         }
     }
+    var out = ""
     for row in rows {
         let cells = row.enumerated().map { index, cell in
             let pad = String(repeating: " ", count: widths[index] - cell.count)
             return rightAligned.contains(index) ? pad + cell : cell + pad
         }
-        printLine(indent + cells.joined(separator: "  ").trimmingSpaces())
+        var line = indent + cells.joined(separator: "  ")
+        while line.last == " " { line.removeLast() }
+        out += line + "\n"
     }
+    return out
 }

@@ -32,6 +32,14 @@ public final class SQLiteStatement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// How many parameters the statement has (a named one counts once however often it appears).
+    public var parameterCount: Int32 { sqlite3_bind_parameter_count(handle) }
+
+    /// The name of parameter `index` (1-based) with its prefix, `":agent"`; nil for a plain `?`.
+    public func parameterName(_ index: Int32) -> String? {
+        sqlite3_bind_parameter_name(handle, index).map { String(cString: $0) }
+    }
+
     public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
         for (i, value) in values.enumerated() { try bind(value, at: Int32(i + 1)) }
     }

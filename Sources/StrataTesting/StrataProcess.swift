@@ -8,6 +8,7 @@ public final class StrataProcess: Sendable {
     public let arguments: [String]
     private let process: Process
     private let stderr: OutputBuffer
+    private let stdout: OutputBuffer
 
     /// Starts `strata` with `arguments`, with none of the caller's STRATA_* variables.
     public init(_ arguments: [String], environment: [String: String] = [:]) throws {
@@ -20,14 +21,20 @@ public final class StrataProcess: Sendable {
         process.environment = env
         let errorPipe = Pipe()
         process.standardError = errorPipe
-        process.standardOutput = FileHandle.nullDevice
+        let outputPipe = Pipe()
+        process.standardOutput = outputPipe
         let stderr = OutputBuffer()
+        let stdout = OutputBuffer()
         errorPipe.fileHandleForReading.readabilityHandler = { handle in
             stderr.append(handle.availableData)
+        }
+        outputPipe.fileHandleForReading.readabilityHandler = { handle in
+            stdout.append(handle.availableData)
         }
         try process.run()
         self.process = process
         self.stderr = stderr
+        self.stdout = stdout
     }
 
     public var processIdentifier: Int32 { process.processIdentifier }
@@ -35,6 +42,9 @@ public final class StrataProcess: Sendable {
 
     /// What the process logged so far.
     public var log: String { stderr.text }
+
+    /// What the process printed on standard output so far.
+    public var output: String { stdout.text }
 
     /// The first log line containing `text`, waiting up to `timeout` for it; throws when the
     /// process ends or the time runs out first.

@@ -1,0 +1,116 @@
+import EventStore
+import Foundation
+import ProjectorRuntime
+import Projections
+import StrataCore
+
+/// The projection file a query reads: the live one (optionally once it has reached a
+/// position), or one built from the store as it stood at a past position.
+struct QueryView {
+    let snapshot: ProjectionSnapshot
+    /// Which position the answer reflects, for people: `readmodels at position 1204`.
+    let source: String
+    /// The day of the as-of position, the default day for aging.
+    let day: LocalDate?
+    /// The scratch directory of an as-of build, removed by `close()`.
+    private let scratch: String?
+
+    /// The live file, read in one snapshot; with `minimumPosition`, polled until the
+    /// projection has applied it, for at most `waitSeconds`.
+    static func live(query: NamedQuery, path: String, minimumPosition: Int64?, waitSeconds: Int) throws -> QueryView {
+        let minimum = minimumPosition ?? 0
+        let deadline = ContinuousClock.now + .seconds(waitSeconds)
+        while true {
+            let snapshot: ProjectionSnapshot?
+            do throws(ProjectorError) {
+                snapshot = try ProjectionSnapshot(path: path)
+            } catch {
+                throw CommandFailure.environment(error.message)
+            }
+            if let snapshot, snapshot.checkpoint >= minimum {
+                return QueryView(
+                    snapshot: snapshot, source: "\(query.file) at position \(snapshot.checkpoint)", day: nil, scratch: nil)
+            }
+            if snapshot == nil, minimumPosition == nil {
+                throw CommandFailure.environment(
+                    "no \(query.file) at \(path): is `strata project \(query.file)` running? (set --data or STRATA_DATA)")
+            }
+            if let stop = snapshot?.stop {
+                throw CommandFailure.problem(
+                    "\(query.file) is stopped and will not reach position \(minimum) until an operator acts: \(stop)")
+            }
+            guard ContinuousClock.now < deadline else {
+                let stands = snapshot.map { "it is at position \($0.checkpoint)" } ?? "its file does not exist yet"
+                throw CommandFailure.problem(
+                    "\(query.file) did not reach position \(minimum) within \(waitSeconds) s: \(stands)")
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+
+    /// The projections the query needs, built from the store up to `asOf` in a scratch
+    /// file, passing over the skips an operator recorded in the live file.
+    static func asOf(_ asOf: AsOf, query: NamedQuery, livePath: String, storePath: String) throws -> QueryView {
+        let store = try VerifyCommand.openReadOnly(storePath)
+        let head: Int64
+        let position: Int64
+        do throws(StoreError) {
+            head = try store.head()
+            switch asOf {
+            case .position(let p): position = p
+            case .time(let instant): position = try store.lastPosition(recordedAtOrBefore: instant)
+            }
+        } catch {
+            throw CommandFailure.environment("cannot read \(storePath): \(error)")
+        }
+        guard position <= head else {
+            throw CommandFailure.problem("--as-of \(position) is beyond the store's head, position \(head)")
+        }
+        let recordedAt: Timestamp?
+        do throws(StoreError) {
+            let event = position == 0 ? nil : try store.events(after: position - 1, limit: 1).first
+            recordedAt = event.flatMap { Timestamp($0.recordedAt) }
+        } catch {
+            throw CommandFailure.environment("cannot read \(storePath): \(error)")
+        }
+
+        let scratch = try temporaryDirectory()
+        let path = scratch + "/\(query.file).db"
+        let built: Result<ProjectionSnapshot?, ProjectorError>
+        do throws(ProjectorError) {
+            let skips = try ProjectionSnapshot(path: livePath)?.skips() ?? []
+            let result = try Rebuild.run(
+                name: query.file, projections: query.projections, from: StoreHistory(store: store), into: path,
+                upTo: position, skips: skips)
+            if let stop = result.stop {
+                throw ProjectorError(.stopped, "the history up to position \(position) cannot be applied: \(stop)")
+            }
+            built = .success(try ProjectionSnapshot(path: path))
+        } catch {
+            built = .failure(error)
+        }
+        guard case .success(let snapshot?) = built else {
+            try? FileManager.default.removeItem(atPath: scratch)
+            if case .failure(let error) = built { throw CommandFailure.problem(error.message) }
+            throw CommandFailure.environment("the as-of build left no file at \(path)")
+        }
+        let when = recordedAt.map { " (recorded \($0))" } ?? ""
+        return QueryView(
+            snapshot: snapshot, source: "\(query.file) as of position \(position)\(when)",
+            day: recordedAt.map(LocalDate.init), scratch: scratch)
+    }
+
+    /// Removes the scratch directory of an as-of build.
+    func close() {
+        if let scratch { try? FileManager.default.removeItem(atPath: scratch) }
+    }
+
+    /// A fresh private directory under TMPDIR.
+    private static func temporaryDirectory() throws -> String {
+        var template = Array((NSTemporaryDirectory() + "/strata-as-of-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw CommandFailure.environment("cannot create a scratch directory in \(NSTemporaryDirectory())")
+        }
+        return String(cString: made)
+    }
+}
