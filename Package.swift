@@ -99,7 +99,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "ProjectionsTests",
-            dependencies: ["Projections", "ProjectorRuntime", "EventStore", "Events", "StrataCore", "StrataTesting"],
+            dependencies: ["Projections", "ProjectorRuntime", "EventStore", "Events", "StrataCore", "StrataSQLite", "StrataTesting"],
             swiftSettings: strict),
         .testTarget(name: "BusTests", dependencies: ["Bus", "StrataCore", "StrataTesting"], swiftSettings: strict),
         .testTarget(

@@ -21,6 +21,13 @@ public final class ProjectionSnapshot {
         do {
             connection = try SQLiteConnection(path: path, mode: .readOnly)
             try connection.execute("BEGIN")
+            // A projector that is creating the file has not committed its schema yet:
+            // to a reader that is no file at all, not a foreign one.
+            if try connection.scalarInteger("PRAGMA application_id") == 0,
+                try connection.scalarInteger("SELECT count(*) FROM sqlite_master") == 0
+            {
+                return nil
+            }
             guard try connection.scalarInteger("PRAGMA application_id") == ProjectionDatabase.applicationId,
                 let name = try connection.scalarText("SELECT name FROM strata_checkpoint")
             else {

@@ -4,6 +4,7 @@ import Foundation
 import ProjectorRuntime
 import Projections
 import StrataCore
+import StrataSQLite
 import StrataTesting
 import Testing
 
@@ -33,6 +34,19 @@ private func registered(_ id: String, username: String? = nil) -> StrataEvent {
 }
 
 @Suite struct ProjectionDatabaseTests {
+    /// A reader that opens the file while a projector is creating it sees no file yet;
+    /// a file of someone else's is refused.
+    @Test func aFileBeingCreatedReadsAsAbsentAndAForeignOneIsRefused() throws {
+        let directory = try ChildProcess.temporaryDirectory("snapshot")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("readmodels.db").path
+        let connection = try SQLiteConnection(path: path, mode: .readWrite)
+        #expect(try ProjectionSnapshot(path: path) == nil)
+        try connection.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY)")
+        #expect(throws: ProjectorError.self) { try ProjectionSnapshot(path: path) }
+        connection.close()
+    }
+
     @Test func checkpointMovesWithTheRowsInOneTransaction() throws {
         let h = try ProjectionHarness([UserCount()])
         try h.given(registered("u1"), stream: "user-u1")
