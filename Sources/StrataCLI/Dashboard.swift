@@ -5,26 +5,94 @@ import StrataCore
 /// The admin dashboard as `strata demo` prints it: the headline figures, the overdue book
 /// by aging bucket, receivables by customer, and the last week's collections, all read
 /// from one snapshot of readmodels.db ("as of" figures computed for `today`).
+///
+/// Its queries (`headline(in:)`, `collections(from:through:in:)`) also feed `strata report`,
+/// so the terminal and the HTML report never disagree on a figure.
 enum Dashboard {
+    /// The `dashboard` view's one row.
+    struct Headline: Equatable {
+        var approvedAgents: Int64
+        var pendingAgents: Int64
+        var activeAccounts: Int64
+        var loansReleased: Int64
+        var principalReleasedCents: Int64
+        var activeLoans: Int64
+        var collectibleCents: Int64
+        var collectedCents: Int64
+        var pendingApprovals: Int64
+    }
+
+    /// One row of `collections_daily`.
+    struct CollectionsDay: Equatable {
+        var day: String
+        var loanPayments: Int64
+        var loanCollectedCents: Int64
+        var invoicePayments: Int64
+        var invoiceCollectedCents: Int64
+        var totalCollectedCents: Int64
+    }
+
+    /// A query answer that does not have the read model's shape (an older or foreign file).
+    struct UnexpectedRow: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func headline(in snapshot: ProjectionSnapshot) throws -> Headline {
+        let rows = try snapshot.table(
+            """
+            SELECT approved_agents, pending_agents, active_accounts, loans_released, principal_released_cents,
+                   active_loans, collectible_cents, collected_cents, pending_approvals
+            FROM dashboard
+            """
+        ).rows
+        guard let row = rows.first, row.count == 9 else {
+            throw UnexpectedRow(description: "the dashboard view returned \(rows)")
+        }
+        let n = row.map { value -> Int64 in
+            if case .integer(let number) = value { return number }
+            return 0
+        }
+        return Headline(
+            approvedAgents: n[0], pendingAgents: n[1], activeAccounts: n[2], loansReleased: n[3],
+            principalReleasedCents: n[4], activeLoans: n[5], collectibleCents: n[6], collectedCents: n[7],
+            pendingApprovals: n[8])
+    }
+
+    /// The days with money collected from `first` through `last`, in order.
+    static func collections(from first: LocalDate, through last: LocalDate, in snapshot: ProjectionSnapshot) throws
+        -> [CollectionsDay]
+    {
+        try snapshot.table(
+            """
+            SELECT day, loan_payments_count, loan_collected_cents, invoice_payments_count, invoice_collected_cents,
+                   total_collected_cents
+            FROM collections_daily WHERE day >= ? AND day <= ? ORDER BY day
+            """, [.text(first.description), .text(last.description)]
+        ).rows.map { row in
+            guard row.count == 6, case .text(let day) = row[0] else {
+                throw UnexpectedRow(description: "collections_daily returned \(row)")
+            }
+            let n = row.dropFirst().map { value -> Int64 in
+                if case .integer(let number) = value { return number }
+                return 0
+            }
+            return CollectionsDay(
+                day: day, loanPayments: n[0], loanCollectedCents: n[1], invoicePayments: n[2],
+                invoiceCollectedCents: n[3], totalCollectedCents: n[4])
+        }
+    }
+
     static func print(_ snapshot: ProjectionSnapshot, today: LocalDate) throws {
         printLine("DASHBOARD as of \(today), read models at position \(snapshot.checkpoint)")
-        let headline = try snapshot.table("SELECT * FROM dashboard")
-        if let row = headline.rows.first {
-            let figures = Dictionary(uniqueKeysWithValues: zip(headline.columns, row))
-            func count(_ name: String) -> String { figures[name].map(text) ?? "?" }
-            func money(_ name: String) -> String {
-                if case .integer(let cents)? = figures[name] { return MoneyText.of(cents) }
-                return "?"
-            }
-            printColumns([
-                ["agents", "\(count("approved_agents")) approved, \(count("pending_agents")) waiting"],
-                ["active accounts", count("active_accounts")],
-                ["loans released", "\(count("loans_released")) for \(money("principal_released_cents"))"],
-                ["active loans", "\(count("active_loans")), \(money("collectible_cents")) still to collect"],
-                ["collected", money("collected_cents")],
-                ["pending approvals", count("pending_approvals")],
-            ])
-        }
+        let figures = try headline(in: snapshot)
+        printColumns([
+            ["agents", "\(figures.approvedAgents) approved, \(figures.pendingAgents) waiting"],
+            ["active accounts", String(figures.activeAccounts)],
+            ["loans released", "\(figures.loansReleased) for \(MoneyText.of(figures.principalReleasedCents))"],
+            ["active loans", "\(figures.activeLoans), \(MoneyText.of(figures.collectibleCents)) still to collect"],
+            ["collected", MoneyText.of(figures.collectedCents)],
+            ["pending approvals", String(figures.pendingApprovals)],
+        ])
 
         printLine("")
         printLine("Overdue loans by days past due")
@@ -49,29 +117,16 @@ enum Dashboard {
 
         printLine("")
         printLine("Collections, the last 7 days")
-        let since = today.adding(days: -6).description
-        let collections = try snapshot.table(
-            """
-            SELECT day, loan_payments_count, loan_collected_cents, invoice_payments_count, invoice_collected_cents,
-                   total_collected_cents
-            FROM collections_daily WHERE day >= ? AND day <= ? ORDER BY day
-            """, [.text(since), .text(today.description)])
+        let days = try collections(from: today.adding(days: -6), through: today, in: snapshot)
         printColumns(
             [["day", "loan payments", "loans", "invoice payments", "invoices", "total"]]
-                + collections.rows.map { row in
-                    row.enumerated().map { index, value in
-                        if index >= 2, index != 3, case .integer(let cents) = value { return MoneyText.of(cents) }
-                        return text(value)
-                    }
+                + days.map {
+                    [
+                        $0.day, String($0.loanPayments), MoneyText.of($0.loanCollectedCents),
+                        String($0.invoicePayments), MoneyText.of($0.invoiceCollectedCents),
+                        MoneyText.of($0.totalCollectedCents),
+                    ]
                 }, rightAligned: [1, 2, 3, 4, 5])
-    }
-
-    private static func text(_ value: ProjectionValue) -> String {
-        switch value {
-        case .null: ""
-        case .integer(let number): String(number)
-        case .text(let text): text
-        }
     }
 
     private static func printColumns(_ rows: [[String]], rightAligned: Set<Int> = []) {

@@ -29,6 +29,7 @@ public enum StrataCommandLine {
         StatusCommand.subcommand,
         QueryCommand.subcommand,
         RebuildCommand.subcommand,
+        ReportCommand.subcommand,
         VerifyCommand.subcommand,
         KeysCommand.subcommand,
         AdminBootstrapCommand.subcommand,

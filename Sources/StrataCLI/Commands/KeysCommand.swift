@@ -78,15 +78,6 @@ enum KeysCommand {
                 throw CommandFailure.environment("cannot create \(directory): \(error.localizedDescription)")
             }
         }
-        let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CommandFailure.environment("cannot write \(temporary): \(String(cString: strerror(errno)))") }
-        let written = contents.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd)
-        close(fd)
-        guard written == contents.count, synced == 0, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw CommandFailure.environment("cannot write \(path): \(String(cString: strerror(errno)))")
-        }
+        try AtomicFile.write(path, contents: contents, mode: 0o600)
     }
 }

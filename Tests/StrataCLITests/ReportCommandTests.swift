@@ -1,0 +1,69 @@
+import Foundation
+import Projections
+import StrataTesting
+import Testing
+
+/// `strata report` as a user runs it: the real binary on a data directory.
+@Suite struct ReportCommandTests {
+    @Test func writesTheReportIntoAFileWhole() throws {
+        let book = try ReportFixtures.book()
+        try withTemporaryDirectory { dir in
+            let file = dir.appendingPathComponent("report.html").path
+            let result = try strata(
+                ["report", "--html", file, "--data", book.directory.path, "--date", "2026-03-31"], expecting: 0)
+            #expect(result.stdout == "wrote \(file): readmodels at position 28, as of 2026-03-31\n")
+            let html = try String(contentsOfFile: file, encoding: .utf8)
+            #expect(html.hasPrefix("<!DOCTYPE html>"))
+            #expect(html.hasSuffix("</html>\n"))
+            #expect(html.contains("read models at position <strong>28</strong>"))
+            #expect(html.contains("<td class=\"num\">16,161.44</td><td class=\"num\">26,971.89</td></tr>"))
+            // Only the report is left: the temporary file was renamed over it.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["report.html"])
+            // Written again over the old one.
+            try strata(["report", "--html", file, "--data", book.directory.path, "--date", "2026-03-15"], expecting: 0)
+            #expect(try String(contentsOfFile: file, encoding: .utf8).contains("As of <strong>2026-03-15</strong>"))
+        }
+    }
+
+    @Test func aDashWritesToStandardOutput() throws {
+        let book = try ReportFixtures.book()
+        let result = try strata(["report", "--html", "-", "--data", book.directory.path], expecting: 0)
+        #expect(result.stdout.hasPrefix("<!DOCTYPE html>\n"))
+        #expect(result.stdout.contains("<th scope=\"row\">Active</th><td class=\"num\">3</td>"))
+        #expect(result.stderr.isEmpty)
+    }
+
+    @Test func noReadModelsIsAnEnvironmentError() throws {
+        try withTemporaryDirectory { dir in
+            let file = dir.appendingPathComponent("report.html").path
+            let result = try strata(["report", "--html", file, "--data", dir.path], expecting: 2)
+            #expect(
+                result.stderr
+                    == "strata report: no read models at \(dir.path)/readmodels.db: run `strata project readmodels` "
+                    + "(or `strata up`) first\n")
+            #expect(!FileManager.default.fileExists(atPath: file))
+
+            // A file that is not a projection at all.
+            try Data("not a database".utf8).write(to: dir.appendingPathComponent("readmodels.db"))
+            let garbage = try strata(["report", "--html", file, "--data", dir.path], expecting: 2)
+            #expect(garbage.stderr.hasPrefix("strata report: "), "\(garbage.stderr)")
+            #expect(garbage.stderr.contains("readmodels.db"), "\(garbage.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: file))
+        }
+    }
+
+    @Test func usageErrors() throws {
+        let book = try ReportFixtures.book()
+        let data = ["--data", book.directory.path]
+        let missing = try strata(["report"] + data, expecting: 2)
+        #expect(missing.stderr == "strata report: say where to write the report: --html FILE (- for standard output)\n")
+        let date = try strata(["report", "--html", "-", "--date", "2026-02-30"] + data, expecting: 2)
+        #expect(date.stderr == "strata report: --date must be a date YYYY-MM-DD\n")
+        let positional = try strata(["report", "out.html"] + data, expecting: 2)
+        #expect(positional.stderr == "strata report: unexpected argument 'out.html' for strata report\n")
+        let nowhere = try strata(["report", "--html", "/nonexistent-dir/report.html"] + data, expecting: 2)
+        #expect(nowhere.stderr.hasPrefix("strata report: cannot write /nonexistent-dir/report.html.tmp-"))
+        let help = try strata(["report", "--help"], expecting: 0)
+        #expect(help.stdout.contains("--html FILE"))
+    }
+}
