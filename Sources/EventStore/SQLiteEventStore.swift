@@ -278,6 +278,39 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
+    /// Streams the events that pass `filter`, in position order, without holding more than
+    /// one row: `body` sees each row in turn and returns false to stop early. It all runs in
+    /// one read transaction, a snapshot: events appended meanwhile are not seen, and `began`
+    /// is told the head the read ends at before the first row. Returns how many rows `body` saw.
+    @discardableResult
+    public func forEachEvent(
+        matching filter: ReplayFilter, began: ((_ head: Int64) -> Void)? = nil,
+        _ body: (borrowing StoredEventRow) -> Bool
+    ) throws(StoreError) -> Int64 {
+        try filter.validate()
+        return try state.withLock { (state) throws(StoreError) -> Int64 in
+            let c = state.connection
+            do throws(SQLiteError) {
+                try c.execute("BEGIN")
+                defer { try? c.execute("COMMIT") }
+                let head = try c.scalarInteger("SELECT max(position) FROM events") ?? 0
+                began?(head)
+                let (sql, bindings) = filter.query(head: head)
+                let s = try c.statement(sql)
+                defer { s.reset() }
+                try s.bind(bindings)
+                var seen: Int64 = 0
+                while try s.step() {
+                    seen += 1
+                    guard body(StoredEventRow(s)) else { break }
+                }
+                return seen
+            } catch {
+                throw StoreError(error, while: "reading events")
+            }
+        }
+    }
+
     private func read(_ sql: String, _ bindings: [SQLiteValue]) throws(StoreError) -> [RecordedEvent] {
         try state.withLock { (state) throws(StoreError) -> [RecordedEvent] in
             do throws(SQLiteError) {

@@ -30,6 +30,7 @@ public enum StrataCommandLine {
         QueryCommand.subcommand,
         RebuildCommand.subcommand,
         ReportCommand.subcommand,
+        ReplayCommand.subcommand,
         VerifyCommand.subcommand,
         KeysCommand.subcommand,
         AdminBootstrapCommand.subcommand,

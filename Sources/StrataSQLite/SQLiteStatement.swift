@@ -126,6 +126,16 @@ public final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
+    /// The column's bytes (TEXT as UTF-8, or BLOB) where SQLite holds them, not copied:
+    /// valid only until the statement steps, resets or reads this column as another type.
+    public func unsafeBytes(_ column: Int32) -> UnsafeRawBufferPointer {
+        // The pointer first, then the count: that order keeps SQLite from converting twice.
+        guard let pointer = sqlite3_column_blob(handle, column) else {
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+        return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
     /// The column's bytes (TEXT as UTF-8, or BLOB), copied.
     public func bytes(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(handle, column))

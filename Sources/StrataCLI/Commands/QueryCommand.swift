@@ -137,7 +137,7 @@ enum AsOf: Equatable {
         if let position = Int64(text) {
             guard position >= 0 else { throw UsageError("--as-of position must be ≥ 0, got \(text)") }
             self = .position(position)
-        } else if let instant = TimeArgument.parse(text, endOfDay: true) {
+        } else if let instant = Timestamp(argument: text, endOfDay: true) {
             self = .time(instant)
         } else {
             throw UsageError("--as-of must be a position (1204) or a time (2026-11-20T10:00:00Z, 2026-11-20), got '\(text)'")

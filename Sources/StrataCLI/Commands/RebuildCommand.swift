@@ -48,10 +48,19 @@ enum RebuildCommand {
             }
             if snapshot == nil { throw CommandFailure.problem("no live \(name) at \(target.path) to compare with") }
         }
+        let progress = TerminalProgress.forStandardError("rebuild \(name)")
+        defer { progress?.finish() }
         do throws(ProjectorError) {
             let result = try Rebuild.run(
                 name: target.name, projections: target.projections, from: StoreHistory(store: store), into: output,
-                upTo: snapshot?.checkpoint, skips: try snapshot?.skips() ?? [])
+                upTo: snapshot?.checkpoint, skips: try snapshot?.skips() ?? [],
+                progress: progress.map { progress in
+                    { position, head in
+                        progress.total = head
+                        progress.update(position)
+                    }
+                })
+            progress?.finish()
             let rate = Int(result.eventsPerSecond.rounded())
             printLine(
                 "rebuilt \(name): \(result.events) events in \(String(format: "%.2f", result.seconds)) s "

@@ -42,7 +42,7 @@ struct QueryFilter: Sendable {
             guard let day = LocalDate(text) else { throw UsageError("--\(option) must be a date YYYY-MM-DD, got '\(text)'") }
             return .text(day.description)
         case .since, .until:
-            guard let instant = TimeArgument.parse(text, endOfDay: kind == .until) else {
+            guard let instant = Timestamp(argument: text, endOfDay: kind == .until) else {
                 throw UsageError("--\(option) must be a time (2026-11-20T10:00:00Z) or a date (2026-11-20), got '\(text)'")
             }
             return .text(instant.description)
@@ -56,17 +56,5 @@ struct QueryFilter: Sendable {
             }
             return .text("%" + escaped + "%")
         }
-    }
-}
-
-/// Times typed on the command line: `2026-11-20T10:00:00Z` (RFC 3339 in UTC, with or
-/// without milliseconds) or a plain date, which means that day's first instant, or its
-/// last millisecond when it ends a range.
-enum TimeArgument {
-    static func parse(_ text: String, endOfDay: Bool = false) -> Timestamp? {
-        if let instant = Timestamp(text) { return instant }
-        guard let day = LocalDate(text) else { return nil }
-        let start = Timestamp(day)
-        return endOfDay ? start.adding(milliseconds: 86_400_000 - 1) : start
     }
 }

@@ -77,11 +77,14 @@ struct QueryView {
         let scratch = try temporaryDirectory()
         let path = scratch + "/\(query.file).db"
         let built: Result<ProjectionSnapshot?, ProjectorError>
+        let progress = TerminalProgress.forStandardError("as of position \(position)", total: position)
+        defer { progress?.finish() }
         do throws(ProjectorError) {
             let skips = try ProjectionSnapshot(path: livePath)?.skips() ?? []
             let result = try Rebuild.run(
                 name: query.file, projections: query.projections, from: StoreHistory(store: store), into: path,
-                upTo: position, skips: skips)
+                upTo: position, skips: skips, progress: progress.map { progress in { done, _ in progress.update(done) } })
+            progress?.finish()
             if let stop = result.stop {
                 throw ProjectorError(.stopped, "the history up to position \(position) cannot be applied: \(stop)")
             }
