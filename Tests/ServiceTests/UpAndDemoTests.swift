@@ -42,6 +42,10 @@ import Testing
         let deadline = Date().addingTimeInterval(30)
         while up.log.components(separatedBy: "started readmodels (pid ").count < 3 && Date() < deadline { usleep(50_000) }
         #expect(up.log.components(separatedBy: "started readmodels (pid ").count == 3, "\(up.log)")
+        // Ready again (its signal handling in place) before Ctrl-C: a SIGTERM that comes while
+        // a child is still starting ends it by the signal's default action instead.
+        while up.log.components(separatedBy: "ready name=readmodels").count < 3 && Date() < deadline { usleep(50_000) }
+        #expect(up.log.components(separatedBy: "ready name=readmodels").count == 3, "\(up.log)")
 
         // Ctrl-C: every child stops gracefully, then `up` exits 0.
         up.send(signal: SIGINT)
