@@ -37,6 +37,11 @@ public final class CommandServer: Sendable {
         /// catches up through history).
         public var publisherHighWaterMark: Int32 = 100_000
         public var clock: any WallClock = SystemClock()
+        /// The Ed25519 key that signs checkpoints of the chain; nil signs none (the check
+        /// of the last checkpoint at start happens either way).
+        public var checkpointKey: CheckpointKey?
+        /// How often the head is signed while it advances; 0 signs only at a graceful stop.
+        public var checkpointInterval: TimeInterval = 5
 
         public init(
             storePath: String, keys: KeyFile, commandsEndpoint: String, eventsEndpoint: String, historyEndpoint: String
@@ -59,31 +64,39 @@ public final class CommandServer: Sendable {
     public let endpoints: Endpoints
     /// The head position when the service started.
     public let startingHead: Int64
+    /// The last signed checkpoint when the service started (it matched the chain).
+    public let startingCheckpoint: SignedCheckpoint?
     private let control: ServerControl
 
-    private init(endpoints: Endpoints, startingHead: Int64, control: ServerControl) {
+    private init(
+        endpoints: Endpoints, startingHead: Int64, startingCheckpoint: SignedCheckpoint?, control: ServerControl
+    ) {
         self.endpoints = endpoints
         self.startingHead = startingHead
+        self.startingCheckpoint = startingCheckpoint
         self.control = control
     }
 
-    /// Opens the store (taking the writer lock), binds every endpoint and starts the
-    /// threads. Returns once the service answers requests.
+    /// Opens the store (taking the writer lock), checks it against its last signed
+    /// checkpoint, binds every endpoint and starts the threads. Returns once the service
+    /// answers requests.
     public static func start(_ settings: Settings, logger: Logger) throws(ServerError) -> CommandServer {
         let keyRoles = try roles(of: settings.keys)
         let writerStore: HandOff<SQLiteEventStore>
         let readerStore: HandOff<SQLiteEventStore>
         let head: Int64
+        let store: SQLiteEventStore
         do {
-            let store = try SQLiteEventStore(path: settings.storePath, clock: settings.clock)
+            store = try SQLiteEventStore(path: settings.storePath, clock: settings.clock)
             head = try store.head()
-            writerStore = HandOff(store)
             readerStore = HandOff(try SQLiteEventStore(readingAt: settings.storePath))
         } catch let error where error.kind == .locked {
             throw ServerError(.storeLocked, error.message)
         } catch {
             throw ServerError(.environment, "cannot open the event store \(settings.storePath): \(error.message)")
         }
+        let checkpoint = try CheckpointSigner.checkStart(store, head: head)
+        writerStore = HandOff(store)
         let context: ZMQContext
         do {
             context = try ZMQContext()
@@ -125,19 +138,25 @@ public final class CommandServer: Sendable {
             control.spawn("strata-writer") { ready in
                 let thread: WriterThread
                 do throws(ServerError) {
+                    let store = writerStore.take()!
                     let writer: CommandWriter
                     do throws(StoreError) {
                         writer = try CommandWriter(
-                            store: writerStore.take()!, configuration: settings.domain, clock: clock,
+                            store: store, configuration: settings.domain, clock: clock,
                             cacheCapacity: settings.cacheCapacity)
                     } catch {
                         throw ServerError(.environment, "cannot read the event store: \(error.message)")
                     }
+                    let signer = settings.checkpointKey.map { key in
+                        CheckpointSigner(
+                            store: store, key: key, interval: settings.checkpointInterval, clock: clock,
+                            logger: control.logger, signedPosition: checkpoint?.position ?? 0)
+                    }
                     do throws(ZMQError) {
                         thread = try WriterThread(
                             writer: writer, head: head, eventsEndpoint: settings.eventsEndpoint,
-                            repliesEndpoint: repliesEndpoint, queue: queue, batchLimit: settings.batchLimit,
-                            heartbeatInterval: settings.heartbeatInterval,
+                            repliesEndpoint: repliesEndpoint, queue: queue, signer: signer,
+                            batchLimit: settings.batchLimit, heartbeatInterval: settings.heartbeatInterval,
                             publisherHighWaterMark: settings.publisherHighWaterMark, context: context)
                     } catch {
                         throw bindFailure("events", settings.eventsEndpoint, error)
@@ -166,7 +185,7 @@ public final class CommandServer: Sendable {
 
         return CommandServer(
             endpoints: Endpoints(commands: commands, events: events, history: history), startingHead: head,
-            control: control)
+            startingCheckpoint: checkpoint, control: control)
     }
 
     /// Asks the service to stop gracefully. Safe from any thread, more than once.

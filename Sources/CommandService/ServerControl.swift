@@ -109,6 +109,8 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
         case storeLocked
         /// The store, a socket, the key file: something of the environment.
         case environment
+        /// The chain does not match its last signed checkpoint: the store was tampered with.
+        case integrity
     }
 
     public let kind: Kind

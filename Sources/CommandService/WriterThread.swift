@@ -10,12 +10,14 @@ import StrataCore
 /// Each turn takes every arrival waiting (up to `batchLimit`), decides the commands and
 /// commits them in one transaction (`CommandWriter`), and only then replies to every
 /// arrival in order and publishes the new events in position order. About once a second
-/// it publishes a heartbeat with the head.
+/// it publishes a heartbeat with the head. Between turns it signs the head when a
+/// checkpoint is due, and once more when it stops gracefully.
 final class WriterThread {
     private let writer: CommandWriter
     private let publisher: ZMQSocket
     private let replies: ZMQSocket
     private let queue: ArrivalQueue
+    private let signer: CheckpointSigner?
     private let batchLimit: Int
     private let heartbeatInterval: TimeInterval
     private var head: Int64
@@ -23,7 +25,8 @@ final class WriterThread {
 
     init(
         writer: CommandWriter, head: Int64, eventsEndpoint: String, repliesEndpoint: String, queue: ArrivalQueue,
-        batchLimit: Int, heartbeatInterval: TimeInterval, publisherHighWaterMark: Int32, context: ZMQContext
+        signer: CheckpointSigner?, batchLimit: Int, heartbeatInterval: TimeInterval, publisherHighWaterMark: Int32,
+        context: ZMQContext
     ) throws(ZMQError) {
         publisher = try ZMQSocket(context, .publisher, lingerMilliseconds: 2000)
         // A subscriber that falls this far behind loses messages (PUB drops at the mark)
@@ -37,6 +40,7 @@ final class WriterThread {
         self.writer = writer
         self.head = head
         self.queue = queue
+        self.signer = signer
         self.batchLimit = batchLimit
         self.heartbeatInterval = heartbeatInterval
     }
@@ -47,12 +51,14 @@ final class WriterThread {
         while true {
             let (arrivals, finished) = queue.take(limit: batchLimit, waitingUntil: nextHeartbeat)
             if !arrivals.isEmpty { try handle(arrivals) }
+            signer?.tick(head: head)
             if DispatchTime.now() >= nextHeartbeat {
                 try publisher.send(Heartbeat(head: head).frames)
                 nextHeartbeat = DispatchTime.now() + heartbeatInterval
             }
             if finished { break }
         }
+        signer?.finish(head: head)
         try publisher.send(Heartbeat(head: head).frames)
         try replies.send([Array("done".utf8)])
         publisher.close()

@@ -1,3 +1,4 @@
+import Foundation
 import StrataCore
 
 /// The first thing wrong with a chain.
@@ -9,6 +10,16 @@ public struct ChainProblem: Sendable, Equatable, CustomStringConvertible {
         case brokenLink = "BROKEN_LINK"
         /// `hash` is not the SHA-256 of the event's own columns.
         case hashMismatch = "HASH_MISMATCH"
+        /// The chain's hash at a signed position is not the signed one (or not the one
+        /// `--expect` names): the chain was rewritten with its hashes recomputed.
+        case checkpointMismatch = "CHECKPOINT_MISMATCH"
+        /// A checkpoint's signature does not verify under the public key it names.
+        case badSignature = "BAD_SIGNATURE"
+        /// A checkpoint is signed by a key other than the trusted one.
+        case untrustedKey = "UNTRUSTED_KEY"
+        /// A checkpoint (or `--expect`) names a position the store no longer has: events
+        /// were deleted from the end.
+        case checkpointBeyondHead = "CHECKPOINT_BEYOND_HEAD"
     }
 
     public let position: Int64
@@ -16,6 +27,19 @@ public struct ChainProblem: Sendable, Equatable, CustomStringConvertible {
     public let message: String
 
     public var description: String { "position \(position): \(kind.rawValue): \(message)" }
+}
+
+/// A (position, hash) known from outside the store (`strata verify --expect P:HASH`): an
+/// auditor's own copy of a signed checkpoint, which no one with write access to the data
+/// directory can take away.
+public struct ExpectedHash: Sendable, Equatable {
+    public let position: Int64
+    public let hash: String
+
+    public init(position: Int64, hash: String) {
+        self.position = position
+        self.hash = hash
+    }
 }
 
 /// What `verify` found.
@@ -26,53 +50,187 @@ public struct ChainReport: Sendable, Equatable {
     public let lastGoodPosition: Int64
     /// The hash at `lastGoodPosition`.
     public let lastGoodHash: String
+    /// Checkpoints whose signature, key and hash were all found good.
+    public let checkpointsChecked: Int64
+    /// The position of the last good checkpoint (0 when none).
+    public let lastSignedPosition: Int64
+    /// When that checkpoint was signed.
+    public let lastSignedAt: String?
+    /// The public key (hex) signatures had to be made with; nil when none was pinned and
+    /// each checkpoint was checked against the key it names.
+    public let trustedKey: String?
     public let problem: ChainProblem?
 
     public var isIntact: Bool { problem == nil }
+
+    /// Events after the last signed position: not covered by a signature yet. A running
+    /// service signs them within its interval, so they are reported, not a failure.
+    public var unsignedEvents: Int64 { max(0, lastGoodPosition - lastSignedPosition) }
 }
 
-/// Checks events one at a time, in position order, in constant memory.
+/// Checks events and signed checkpoints in position order, in constant memory.
+///
+/// Feed it every event in position order (`check(_:)` for an event), and each checkpoint
+/// right after the event at its position and before the next event; checkpoints beyond
+/// the last event come last. Once a problem is found nothing more is checked.
 public struct ChainVerifier: Sendable {
     private var expectedPosition: Int64 = 1
-    private var previousHash = HashChain.genesisHex
-    private var previousHashBytes = HashChain.genesis
+    private var previousHash = HashChain.genesis
+    private var previousHashHex = Array(HashChain.genesisHex.utf8)
+    /// Scratch buffers reused for every event: its hash and that hash in hex.
+    private var computedHash = [UInt8](repeating: 0, count: 32)
+    private var computedHashHex = [UInt8](repeating: 0, count: 64)
+    private let trustedKey: [UInt8]?
+    private let expected: ExpectedHash?
     public private(set) var checked: Int64 = 0
+    public private(set) var checkpointsChecked: Int64 = 0
+    private var lastSigned: (position: Int64, signedAt: String)?
     public private(set) var problem: ChainProblem?
 
-    public init() {}
+    /// - Parameters:
+    ///   - trustedKey: the Ed25519 public key every checkpoint must be signed with; nil
+    ///     checks each signature against the key its row names.
+    ///   - expected: a hash the chain must have at a position, known from outside the store.
+    public init(trustedKey: [UInt8]? = nil, expected: ExpectedHash? = nil) {
+        self.trustedKey = trustedKey
+        self.expected = expected
+    }
+
+    /// The last position checked and found intact.
+    public var lastPosition: Int64 { expectedPosition - 1 }
 
     /// Checks the next event; returns false once a problem is found (later events are not checked).
     @discardableResult
     public mutating func check(_ event: RecordedEvent) -> Bool {
+        var prevHash = event.prevHash
+        var hash = event.hash
+        return event.canonicalBody.withUnsafeBytes { body in
+            prevHash.withUTF8 { prevHash in
+                hash.withUTF8 { hash in
+                    check(
+                        position: event.position, prevHash: UnsafeRawBufferPointer(prevHash),
+                        hash: UnsafeRawBufferPointer(hash), canonicalBody: body)
+                }
+            }
+        }
+    }
+
+    /// Checks the next event from its stored pieces: `prevHash` and `hash` as the stored hex
+    /// text, `canonicalBody` the canonical event without them. Nothing is allocated unless
+    /// there is a problem to describe.
+    mutating func check(
+        position: Int64, prevHash: UnsafeRawBufferPointer, hash: UnsafeRawBufferPointer,
+        canonicalBody: UnsafeRawBufferPointer
+    ) -> Bool {
         guard problem == nil else { return false }
-        guard event.position == expectedPosition else {
+        guard position == expectedPosition else {
             problem = ChainProblem(
                 position: expectedPosition, kind: .gap,
-                message: "expected position \(expectedPosition), found \(event.position)")
+                message: "expected position \(expectedPosition), found \(position)")
             return false
         }
-        guard event.prevHash == previousHash else {
+        guard ChainVerifier.equal(prevHash, previousHashHex) else {
             problem = ChainProblem(
-                position: event.position, kind: .brokenLink,
-                message: "prevHash \(event.prevHash) is not the previous hash \(previousHash)")
+                position: position, kind: .brokenLink,
+                message: "prevHash \(text(prevHash)) is not the previous hash \(text(previousHashHex))")
             return false
         }
-        let computed = HashChain.hash(previous: previousHashBytes, canonicalEvent: event.canonicalBody)
-        let computedHex = Hex.encode(computed)
-        guard computedHex == event.hash else {
+        HashChain.hash(previous: previousHash, canonicalEvent: canonicalBody, into: &computedHash)
+        ChainVerifier.hex(computedHash, into: &computedHashHex)
+        guard ChainVerifier.equal(hash, computedHashHex) else {
             problem = ChainProblem(
-                position: event.position, kind: .hashMismatch,
-                message: "stored hash \(event.hash) but the event's columns hash to \(computedHex)")
+                position: position, kind: .hashMismatch,
+                message: "stored hash \(text(hash)) but the event's columns hash to \(text(computedHashHex))")
             return false
         }
-        previousHash = computedHex
-        previousHashBytes = computed
+        swap(&previousHash, &computedHash)
+        swap(&previousHashHex, &computedHashHex)
         expectedPosition += 1
         checked += 1
+        if let expected, expected.position == position, !expected.hash.utf8.elementsEqual(previousHashHex) {
+            problem = ChainProblem(
+                position: position, kind: .checkpointMismatch,
+                message: "the chain's hash here is \(text(previousHashHex)), not the expected \(expected.hash)")
+            return false
+        }
+        return true
+    }
+
+    /// Checks a signed checkpoint: its signature, its key, and the chain's hash at its
+    /// position (or that the position still exists). Returns false once a problem is found.
+    @discardableResult
+    public mutating func check(_ checkpoint: SignedCheckpoint) -> Bool {
+        guard problem == nil else { return false }
+        let position = checkpoint.position
+        guard checkpoint.hasValidSignature else {
+            problem = ChainProblem(
+                position: position, kind: .badSignature,
+                message: "the checkpoint's signature does not verify under the key it names (\(checkpoint.publicKey))")
+            return false
+        }
+        if let trustedKey, checkpoint.publicKeyBytes != trustedKey {
+            problem = ChainProblem(
+                position: position, kind: .untrustedKey,
+                message: "signed by \(checkpoint.publicKey), not by the trusted key \(Hex.encode(trustedKey))")
+            return false
+        }
+        guard position >= 1 else {
+            problem = ChainProblem(
+                position: position, kind: .checkpointMismatch,
+                message: "a checkpoint names position \(position): no event has it")
+            return false
+        }
+        if position > lastPosition {
+            problem = ChainProblem(
+                position: position, kind: .checkpointBeyondHead,
+                message: "a checkpoint signed at \(checkpoint.signedAt) names position \(position), "
+                    + "but the store ends at \(lastPosition): events were removed from the end")
+            return false
+        }
+        guard position == lastPosition, checkpoint.hash.utf8.elementsEqual(previousHashHex) else {
+            let actual = position == lastPosition ? "is \(text(previousHashHex))" : "was not checked in position order"
+            let since = lastSigned.map { "after the checkpoint at \($0.position)" } ?? "at or before this position"
+            problem = ChainProblem(
+                position: position, kind: .checkpointMismatch,
+                message: "signed hash \(checkpoint.hash) (at \(checkpoint.signedAt)) but the chain's hash here "
+                    + "\(actual): the chain was rewritten \(since)")
+            return false
+        }
+        checkpointsChecked += 1
+        lastSigned = (position, checkpoint.signedAt)
         return true
     }
 
     public func report() -> ChainReport {
-        ChainReport(eventsChecked: checked, lastGoodPosition: expectedPosition - 1, lastGoodHash: previousHash, problem: problem)
+        var problem = self.problem
+        if problem == nil, let expected, expected.position > lastPosition {
+            problem = ChainProblem(
+                position: expected.position, kind: .checkpointBeyondHead,
+                message: "the expected position \(expected.position) is beyond the store's end \(lastPosition)")
+        }
+        return ChainReport(
+            eventsChecked: checked, lastGoodPosition: lastPosition, lastGoodHash: text(previousHashHex),
+            checkpointsChecked: checkpointsChecked, lastSignedPosition: lastSigned?.position ?? 0,
+            lastSignedAt: lastSigned?.signedAt, trustedKey: trustedKey.map { Hex.encode($0) }, problem: problem)
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Byte equality by `memcmp`: the generic `elementsEqual` cost more than the SQLite
+    /// read in the verifier's loop.
+    private static func equal(_ stored: UnsafeRawBufferPointer, _ expected: [UInt8]) -> Bool {
+        guard stored.count == expected.count else { return false }
+        guard let base = stored.baseAddress else { return expected.isEmpty }
+        return expected.withUnsafeBytes { memcmp(base, $0.baseAddress!, stored.count) == 0 }
+    }
+
+    /// Lowercase hex of `bytes` into `out` (twice as long), without allocating.
+    private static func hex(_ bytes: [UInt8], into out: inout [UInt8]) {
+        for (index, byte) in bytes.enumerated() {
+            out[2 * index] = hexDigits[Int(byte >> 4)]
+            out[2 * index + 1] = hexDigits[Int(byte & 0x0F)]
+        }
+    }
+
+    private func text(_ bytes: some Sequence<UInt8>) -> String { String(decoding: Array(bytes), as: UTF8.self) }
 }

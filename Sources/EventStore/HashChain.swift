@@ -18,6 +18,18 @@ public enum HashChain {
         return out
     }
 
+    /// The same hash into `out` (32 bytes), for the verifier's loop that reuses its buffers.
+    static func hash(previous: [UInt8], canonicalEvent: UnsafeRawBufferPointer, into out: inout [UInt8]) {
+        precondition(previous.count == 32 && out.count == 32, "a chain hash is 32 bytes")
+        var state = crypto_hash_sha256_state()
+        crypto_hash_sha256_init(&state)
+        crypto_hash_sha256_update(&state, previous, 32)
+        if let base = canonicalEvent.baseAddress {
+            crypto_hash_sha256_update(&state, base.assumingMemoryBound(to: UInt8.self), UInt64(canonicalEvent.count))
+        }
+        crypto_hash_sha256_final(&state, &out)
+    }
+
     public static func sha256(_ bytes: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         crypto_hash_sha256(&out, bytes, UInt64(bytes.count))

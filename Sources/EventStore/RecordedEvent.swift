@@ -77,11 +77,24 @@ public struct RecordedEvent: Sendable, Equatable {
     ) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(data.count + metadata.count + 256)
+        appendEnvelope(
+            to: &out, data: data, hash: hash?.utf8, metadata: metadata, position: position, prevHash: prevHash?.utf8,
+            recordedAt: recordedAt.utf8, schemaVersion: Int64(schemaVersion), stream: stream.utf8, type: type.utf8,
+            version: version)
+        return out
+    }
+
+    /// The same, appended to `out`, from any byte collections: the verifier passes the
+    /// stored columns' bytes straight from SQLite, so each event costs no allocation.
+    static func appendEnvelope<Bytes: Collection<UInt8>, Text: Collection<UInt8>>(
+        to out: inout [UInt8], data: Bytes, hash: Text?, metadata: Bytes, position: Int64, prevHash: Text?,
+        recordedAt: Text, schemaVersion: Int64, stream: Text, type: Text, version: Int64
+    ) {
         out.append(contentsOf: #"{"data":"#.utf8)
         out.append(contentsOf: data)
         if let hash {
             out.append(contentsOf: #","hash":"#.utf8)
-            CanonicalJSON.appendString(hash, to: &out)
+            CanonicalJSON.appendString(utf8: hash, to: &out)
         }
         out.append(contentsOf: #","metadata":"#.utf8)
         out.append(contentsOf: metadata)
@@ -89,19 +102,18 @@ public struct RecordedEvent: Sendable, Equatable {
         CanonicalJSON.appendInteger(position, to: &out)
         if let prevHash {
             out.append(contentsOf: #","prevHash":"#.utf8)
-            CanonicalJSON.appendString(prevHash, to: &out)
+            CanonicalJSON.appendString(utf8: prevHash, to: &out)
         }
         out.append(contentsOf: #","recordedAt":"#.utf8)
-        CanonicalJSON.appendString(recordedAt, to: &out)
+        CanonicalJSON.appendString(utf8: recordedAt, to: &out)
         out.append(contentsOf: #","schemaVersion":"#.utf8)
         CanonicalJSON.appendInteger(schemaVersion, to: &out)
         out.append(contentsOf: #","stream":"#.utf8)
-        CanonicalJSON.appendString(stream, to: &out)
+        CanonicalJSON.appendString(utf8: stream, to: &out)
         out.append(contentsOf: #","type":"#.utf8)
-        CanonicalJSON.appendString(type, to: &out)
+        CanonicalJSON.appendString(utf8: type, to: &out)
         out.append(contentsOf: #","version":"#.utf8)
         CanonicalJSON.appendInteger(version, to: &out)
         out.append(UInt8(ascii: "}"))
-        return out
     }
 }

@@ -18,9 +18,10 @@ public final class SQLiteEventStore: EventStore {
     public let isReadOnly: Bool
     private let clock: any WallClock
     private let lock: WriterLock?
-    private let state: Mutex<State>
+    /// Internal rather than private for the checkpoint half of the store, in its own file.
+    let state: Mutex<State>
 
-    private struct State: ~Copyable {
+    struct State: ~Copyable {
         let connection: SQLiteConnection
         var tip: ChainTip
     }
@@ -115,7 +116,9 @@ public final class SQLiteEventStore: EventStore {
     }
 
     /// The tables as CONTRACT.md "Files" names them. `data` and `metadata` hold
-    /// canonical JSON text; `prev_hash` and `hash` lowercase hex.
+    /// canonical JSON text; `prev_hash` and `hash` lowercase hex. `checkpoints` holds the
+    /// command service's signed (position, hash) pairs (`SignedCheckpoint`); a store made
+    /// before it existed gets it at its next writer open, and readers cope without it.
     static let schema = """
         CREATE TABLE IF NOT EXISTS events (
             position       INTEGER PRIMARY KEY,
@@ -142,6 +145,13 @@ public final class SQLiteEventStore: EventStore {
             recorded_at  TEXT    NOT NULL,
             head         INTEGER NOT NULL
         ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS checkpoints (
+            position   INTEGER PRIMARY KEY,
+            hash       TEXT    NOT NULL,
+            signed_at  TEXT    NOT NULL,
+            public_key TEXT    NOT NULL,
+            signature  TEXT    NOT NULL
+        );
         """
 
     private static func loadTip(_ c: SQLiteConnection) throws(StoreError) -> ChainTip {
@@ -258,23 +268,6 @@ public final class SQLiteEventStore: EventStore {
     public func journalEntry(commandId: String) throws(StoreError) -> JournalEntry? {
         try state.withLock { (state) throws(StoreError) -> JournalEntry? in
             try SQLiteBackend(connection: state.connection).journalEntry(commandId: commandId)
-        }
-    }
-
-    public func verify(progress: (@Sendable (Int64) -> Void)?) throws(StoreError) -> ChainReport {
-        try state.withLock { (state) throws(StoreError) -> ChainReport in
-            var verifier = ChainVerifier()
-            do throws(SQLiteError) {
-                let s = try state.connection.statement("SELECT \(SQLiteEventStore.columns) FROM events ORDER BY position")
-                defer { s.reset() }
-                while try s.step() {
-                    guard verifier.check(SQLiteEventStore.event(from: s)) else { break }
-                    if let progress, verifier.checked % 100_000 == 0 { progress(verifier.checked) }
-                }
-            } catch {
-                throw StoreError(error, while: "verifying")
-            }
-            return verifier.report()
         }
     }
 

@@ -4,13 +4,27 @@ import Foundation
     import Glibc
 #endif
 
-/// Files the command line writes whole: a temporary file beside the target, synced, then
-/// renamed over it, so a reader sees the old file or the new one, never a part.
+/// Files the command line writes whole (key files, public keys, reports): a temporary file
+/// beside the target, written, given its mode, synced, then moved into place, so a reader
+/// sees the old file or the new one, never a part.
 enum AtomicFile {
-    /// Writes `contents` to `path` with permission bits `mode` (less the umask).
-    static func write(_ path: String, contents: [UInt8], mode: mode_t) throws {
+    /// Writes `contents` to `path` with exactly `mode` (the umask neither widens nor narrows
+    /// it); with `creatingDirectory`, the directory too if it is missing (a data directory).
+    /// With `replacing` false the file is linked into place only if nothing has that name
+    /// yet, and an existing file is a problem (exit 1).
+    static func write(
+        _ path: String, contents: [UInt8], mode: mode_t, replacing: Bool = true, creatingDirectory: Bool = false
+    ) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if creatingDirectory, !directory.isEmpty {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw CommandFailure.environment("cannot create \(directory): \(error.localizedDescription)")
+            }
+        }
         let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw CommandFailure.environment("cannot write \(temporary): \(String(cString: strerror(errno)))")
         }
@@ -25,9 +39,22 @@ enum AtomicFile {
             }
             offset += written
         }
+        if failure == 0, fchmod(fd, mode) != 0 { failure = errno }
         if failure == 0, fsync(fd) != 0 { failure = errno }
         close(fd)
-        if failure == 0, rename(temporary, path) != 0 { failure = errno }
+        if failure == 0 {
+            if replacing {
+                if rename(temporary, path) != 0 { failure = errno }
+            } else {
+                let linked = link(temporary, path)
+                let linkError = errno
+                unlink(temporary)
+                guard linked == 0 else {
+                    if linkError == EEXIST { throw CommandFailure.problem("\(path) exists already; it is left as it is") }
+                    throw CommandFailure.environment("cannot write \(path): \(String(cString: strerror(linkError)))")
+                }
+            }
+        }
         guard failure == 0 else {
             unlink(temporary)
             throw CommandFailure.environment("cannot write \(path): \(String(cString: strerror(failure)))")

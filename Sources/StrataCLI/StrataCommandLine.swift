@@ -33,6 +33,7 @@ public enum StrataCommandLine {
         ReplayCommand.subcommand,
         VerifyCommand.subcommand,
         KeysCommand.subcommand,
+        KeysCheckpointCommand.subcommand,
         AdminBootstrapCommand.subcommand,
         BenchCommand.subcommand,
     ]

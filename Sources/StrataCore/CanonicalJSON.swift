@@ -71,18 +71,26 @@ public enum CanonicalJSON {
         out.append(contentsOf: String(value).utf8)
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
+    @usableFromInline static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Appends `s` as a canonical JSON string literal, quotes included.
     public static func appendString(_ s: String, to out: inout [UInt8]) {
+        appendString(utf8: s.utf8, to: &out)
+    }
+
+    /// Appends UTF-8 bytes as a canonical JSON string literal, quotes included: the same
+    /// escaping as for a `String`, for callers that hold the bytes (a stored column) and
+    /// should not make a `String` of them first.
+    @inlinable
+    public static func appendString<Bytes: Collection<UInt8>>(utf8 bytes: Bytes, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Most strings (ids, names, dates) need no escaping: copy them whole.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            out.append(contentsOf: s.utf8)
+        if !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: bytes)
             out.append(UInt8(ascii: "\""))
             return
         }
-        for byte in s.utf8 {
+        for byte in bytes {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
             case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])

@@ -70,14 +70,6 @@ enum KeysCommand {
 
     /// Writes a file only its owner can read, atomically: a temporary file then a rename.
     static func writePrivateFile(_ path: String, contents: [UInt8]) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty {
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw CommandFailure.environment("cannot create \(directory): \(error.localizedDescription)")
-            }
-        }
-        try AtomicFile.write(path, contents: contents, mode: 0o600)
+        try AtomicFile.write(path, contents: contents, mode: 0o600, creatingDirectory: true)
     }
 }

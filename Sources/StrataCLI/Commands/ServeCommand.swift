@@ -1,4 +1,5 @@
 import CommandService
+import EventStore
 import Foundation
 import StrataCore
 
@@ -10,18 +11,29 @@ enum ServeCommand {
             OptionSpec(
                 "publisher-hwm", value: "N",
                 help: "Events queued per subscriber before the bus drops them (default 100000)."),
+            CheckpointKeyFile.option,
+            OptionSpec(
+                "checkpoint-interval", value: "SECONDS",
+                help: "Sign the head this often while it advances (default 5; 0: only when stopping)."),
         ],
         discussion: """
             Holds the writer lock on DATA/events.db (a second serve or admin bootstrap refuses to
             start), binds the commands (ROUTER), events (PUB) and history (ROUTER) endpoints, and logs
             to standard error. A port of * binds any free port; the "ready" line names the ports bound.
 
-            SIGINT or SIGTERM stops it gracefully: commands that arrive from then on are answered
-            UNAVAILABLE, those already taken are decided, committed, answered and published, and it
-            exits 0. A second signal ends it at once (exit 130).
+            It signs checkpoints of the chain, (position, hash) with an Ed25519 key, into the store's
+            checkpoints table: every --checkpoint-interval seconds while the head advances, and at a
+            graceful stop. On its first start it creates the key pair (DATA/checkpoint.key, mode 0600)
+            and DATA/checkpoint.pub, and logs the public key. It refuses to start when the chain no
+            longer matches its last signed checkpoint.
 
-            Exit codes: 0 stopped cleanly, 1 the store is held by another writer or the service failed,
-            2 usage or environment (no key file, an endpoint that cannot be bound).
+            SIGINT or SIGTERM stops it gracefully: commands that arrive from then on are answered
+            UNAVAILABLE, those already taken are decided, committed, answered and published, the head
+            is signed, and it exits 0. A second signal ends it at once (exit 130).
+
+            Exit codes: 0 stopped cleanly, 1 the store is held by another writer, does not match its
+            last signed checkpoint, or the service failed, 2 usage or environment (no key file, a
+            checkpoint key that is malformed or readable by others, an endpoint that cannot be bound).
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
@@ -37,13 +49,17 @@ enum ServeCommand {
             storePath: configuration.eventStorePath, keys: keys, commandsEndpoint: configuration.commandsEndpoint,
             eventsEndpoint: configuration.eventsEndpoint, historyEndpoint: configuration.historyEndpoint)
         if let hwm = try arguments.integer("publisher-hwm", in: 1...10_000_000) { settings.publisherHighWaterMark = Int32(hwm) }
+        if let seconds = try arguments.integer("checkpoint-interval", in: 0...86_400) {
+            settings.checkpointInterval = TimeInterval(seconds)
+        }
+        settings.checkpointKey = try checkpointKey(arguments, environment, configuration, logger: logger)
 
         let server: CommandServer
         do throws(ServerError) {
             server = try CommandServer.start(settings, logger: logger)
         } catch {
             switch error.kind {
-            case .storeLocked: throw CommandFailure.problem("refused: \(error.message)")
+            case .storeLocked, .integrity: throw CommandFailure.problem("refused: \(error.message)")
             case .environment: throw CommandFailure.environment(error.message)
             }
         }
@@ -53,6 +69,11 @@ enum ServeCommand {
         }
         defer { signals.cancel() }
         let endpoints = server.endpoints
+        if let checkpoint = server.startingCheckpoint {
+            logger.info(
+                "the chain matches its last signed checkpoint position=\(checkpoint.position) "
+                    + "signedAt=\(checkpoint.signedAt)")
+        }
         logger.info(
             "ready commands=\(endpoints.commands) events=\(endpoints.events) history=\(endpoints.history) "
                 + "head=\(server.startingHead) store=\(configuration.eventStorePath)")
@@ -61,6 +82,31 @@ enum ServeCommand {
         }
         logger.info("stopped")
         return 0
+    }
+
+    /// The checkpoint key: read (and `checkpoint.pub` written if missing), or created on
+    /// the first start, like an SSH host key. A missing key whose public half is still in
+    /// the data directory was lost or moved, not never made: that is refused.
+    static func checkpointKey(
+        _ arguments: ParsedArguments, _ environment: [String: String], _ configuration: Configuration, logger: Logger
+    ) throws -> CheckpointKey {
+        let keyPath = CheckpointKeyFile.keyPath(arguments, environment, configuration)
+        let publicPath = CheckpointKeyFile.publicKeyPath(configuration)
+        let key: CheckpointKey
+        if FileManager.default.fileExists(atPath: keyPath) {
+            key = try CheckpointKeyFile.load(keyPath)
+            try CheckpointKeyFile.ensurePublicKeyFile(publicPath, for: key, keyPath: keyPath)
+        } else {
+            guard !FileManager.default.fileExists(atPath: publicPath) else {
+                throw CommandFailure.environment(
+                    "no checkpoint key at \(keyPath), but \(publicPath) exists: restore the key, or make a new "
+                        + "pair on purpose with `strata keys checkpoint`")
+            }
+            key = try CheckpointKeyFile.create(keyPath: keyPath, publicKeyPath: publicPath)
+            logger.info("created the checkpoint key \(keyPath); public key \(key.publicKeyHex) (also in \(publicPath))")
+        }
+        logger.info("signing checkpoints with public key \(key.publicKeyHex)")
+        return key
     }
 
     /// Reads the key file, or says how to make one.

@@ -2,30 +2,54 @@ import EventStore
 import Foundation
 import StrataCore
 
-/// `strata verify`: recompute the hash chain over the store and name the first bad position.
+/// `strata verify`: recompute the hash chain over the store, check the signed checkpoints,
+/// and name the first bad position.
 enum VerifyCommand {
     static let spec = CommandSpec(
-        ["verify"], summary: "Check the event store's hash chain; name the first broken position.",
+        ["verify"], summary: "Check the event store's hash chain and signed checkpoints; name the first bad position.",
         options: Configuration.options + [
             OptionSpec("format", value: "text|json", help: "Output format (default text)."),
+            OptionSpec(
+                "public-key", value: "HEX|FILE",
+                help: "The checkpoint key to trust: 64 hex characters or a file holding them "
+                    + "(default DATA/checkpoint.pub if present)."),
+            OptionSpec(
+                "expect", value: "P:HASH",
+                help: "Also require the chain's hash at position P to be HASH (a copy kept elsewhere)."),
         ],
         discussion: """
             Reads the store read-only, so it runs beside a live `strata serve`. For every event in
             position order it checks that positions have no gaps, that prev_hash is the previous
             event's hash, and that hash is SHA-256(prev_hash ‖ canonical event) over the stored columns.
+            Along the way it checks every signed checkpoint: its Ed25519 signature, that the trusted
+            key made it, and that the chain still has the signed hash at its position, which catches
+            a chain rewritten with every hash recomputed.
+
+            Problems: GAP, BROKEN_LINK, HASH_MISMATCH, CHECKPOINT_MISMATCH, BAD_SIGNATURE,
+            UNTRUSTED_KEY, CHECKPOINT_BEYOND_HEAD. Events after the last signed position are reported
+            (a running service signs them within its interval), not a failure. Without a trusted key
+            each signature is checked against the key its row names, and the report says the key is
+            not pinned: keep the public key (and a recent signed position and hash, for --expect)
+            somewhere the store's owner cannot write.
 
             Exit codes: 0 the chain is intact, 1 it is broken (the position is named), 2 usage or
-            environment (no store, unreadable file).
+            environment (no store, unreadable file, a malformed public key).
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
         let format = arguments.value("format") ?? "text"
         guard format == "text" || format == "json" else { throw UsageError("--format must be text or json") }
+        let expected = try arguments.value("expect").map(parseExpectation)
+        let (trustedKey, keySource) = try trustedKey(arguments.value("public-key"), configuration)
         let store = try openReadOnly(configuration.eventStorePath)
         let report: ChainReport
+        let progress = TerminalProgress.forStandardError("verify", total: try? store.head())
+        defer { progress?.finish() }
         do {
-            report = try store.verify()
+            report = try store.verify(
+                trustedKey: trustedKey, expected: expected, progress: progress.map { progress in { progress.update($0) } })
+            progress?.finish()
         } catch {
             throw CommandFailure.environment("cannot read \(configuration.eventStorePath): \(error)")
         }
@@ -33,6 +57,11 @@ enum VerifyCommand {
             var result: [String: JSONValue] = [
                 "intact": .bool(report.isIntact), "eventsVerified": .integer(report.eventsChecked),
                 "lastGoodPosition": .integer(report.lastGoodPosition), "lastGoodHash": .string(report.lastGoodHash),
+                "checkpointsVerified": .integer(report.checkpointsChecked),
+                "lastSignedPosition": .integer(report.lastSignedPosition),
+                "lastSignedAt": report.lastSignedAt.map { .string($0) } ?? .null,
+                "unsignedEvents": .integer(report.unsignedEvents),
+                "publicKey": report.trustedKey.map { .string($0) } ?? .null,
             ]
             if let problem = report.problem {
                 result["problem"] = [
@@ -41,13 +70,52 @@ enum VerifyCommand {
                 ]
             }
             printLine(CanonicalJSON.string(.object(result)))
-        } else if let problem = report.problem {
+            return report.isIntact ? 0 : 1
+        }
+        if let problem = report.problem {
             printLine("BROKEN at position \(problem.position): \(problem.kind.rawValue): \(problem.message)")
             printLine("\(report.eventsChecked) events verified before it (last good position \(report.lastGoodPosition)).")
         } else {
             printLine("intact: \(report.eventsChecked) events verified; head \(report.lastGoodPosition), hash \(report.lastGoodHash)")
         }
+        if let signedAt = report.lastSignedAt {
+            printLine(
+                "checkpoints: \(report.checkpointsChecked) verified; last signed position \(report.lastSignedPosition) "
+                    + "(signed \(signedAt)); \(report.unsignedEvents) events after it unsigned")
+        } else {
+            printLine("checkpoints: 0 verified; no signed position; \(report.unsignedEvents) events unsigned")
+        }
+        if let key = report.trustedKey {
+            printLine("trusted key: \(key) (\(keySource))")
+        } else {
+            printLine(
+                "key not pinned: each checkpoint was checked against the key it names "
+                    + "(no DATA/checkpoint.pub, no --public-key)")
+        }
+        if let expected, report.isIntact {
+            printLine("expected hash at position \(expected.position): matches")
+        }
         return report.isIntact ? 0 : 1
+    }
+
+    /// The key checkpoints must be signed with, and where it came from: --public-key, else
+    /// DATA/checkpoint.pub when present, else none (not pinned).
+    static func trustedKey(_ argument: String?, _ configuration: Configuration) throws -> ([UInt8]?, String) {
+        if let argument { return (try CheckpointKeyFile.trustedKey(argument), "--public-key") }
+        let path = CheckpointKeyFile.publicKeyPath(configuration)
+        guard FileManager.default.fileExists(atPath: path) else { return (nil, "") }
+        return (try CheckpointKeyFile.readPublicKey(path), path)
+    }
+
+    /// `P:HASH`: a position ≥ 1 and 64 hex characters.
+    static func parseExpectation(_ text: String) throws -> ExpectedHash {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let position = Int64(parts[0]), position >= 1, parts[1].utf8.count == 64,
+            let hash = Hex.decode(String(parts[1]))
+        else {
+            throw UsageError("--expect must be POSITION:HASH (a position ≥ 1 and 64 hex characters), got '\(text)'")
+        }
+        return ExpectedHash(position: position, hash: Hex.encode(hash))
     }
 
     /// Opens the store read-only, turning "no such store" into an environment error.

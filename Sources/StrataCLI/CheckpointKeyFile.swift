@@ -1,0 +1,98 @@
+import EventStore
+import Foundation
+import StrataCore
+
+/// The checkpoint key's two files: the key pair (`DATA/checkpoint.key` unless
+/// `--checkpoint-key` or STRATA_CHECKPOINT_KEY says otherwise; mode 0600) and the public key
+/// alone (`DATA/checkpoint.pub`, mode 0644: 64 hex characters and a newline), which is what
+/// auditors copy and `strata verify` trusts by default.
+enum CheckpointKeyFile {
+    static let option = OptionSpec(
+        "checkpoint-key", value: "FILE",
+        help: "Checkpoint signing key (env STRATA_CHECKPOINT_KEY; default DATA/checkpoint.key).")
+
+    static func keyPath(_ arguments: ParsedArguments, _ environment: [String: String], _ configuration: Configuration)
+        -> String
+    {
+        if let path = arguments.value("checkpoint-key") { return path }
+        if let path = environment["STRATA_CHECKPOINT_KEY"], !path.isEmpty { return path }
+        return configuration.dataDirectory + "/checkpoint.key"
+    }
+
+    static func publicKeyPath(_ configuration: Configuration) -> String {
+        configuration.dataDirectory + "/checkpoint.pub"
+    }
+
+    /// Reads the key pair, refusing a file others may read (it holds the secret key that
+    /// makes checkpoints worth anything) or one that is malformed.
+    static func load(_ path: String) throws -> CheckpointKey {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let reason = String(cString: strerror(errno))
+            throw CommandFailure.environment("cannot read the checkpoint key \(path): \(reason)")
+        }
+        let mode = Int(info.st_mode) & 0o777
+        guard mode & 0o077 == 0 else {
+            throw CommandFailure.environment(
+                "the checkpoint key \(path) has mode 0\(String(mode, radix: 8)); it holds a secret key and must be "
+                    + "readable by its owner only (chmod 600 \(path))")
+        }
+        guard let bytes = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure.environment("cannot read the checkpoint key \(path)")
+        }
+        do {
+            return try CheckpointKey(json: bytes)
+        } catch {
+            throw CommandFailure.environment("the checkpoint key \(path) is malformed: \(error.message)")
+        }
+    }
+
+    /// Makes a new key pair and writes both files. The key file is linked into place only
+    /// if no file has its name, so an existing key is never replaced (exit 1).
+    static func create(keyPath: String, publicKeyPath: String) throws -> CheckpointKey {
+        let key: CheckpointKey
+        do {
+            key = try CheckpointKey.generate()
+        } catch {
+            throw CommandFailure.environment(error.message)
+        }
+        try AtomicFile.write(keyPath, contents: key.json, mode: 0o600, replacing: false, creatingDirectory: true)
+        try AtomicFile.write(
+            publicKeyPath, contents: Array(key.publicKeyLine.utf8), mode: 0o644, creatingDirectory: true)
+        return key
+    }
+
+    /// Writes `checkpoint.pub` for `key` when it is missing; refuses one that names another
+    /// key, since that is the key auditors were told to trust.
+    static func ensurePublicKeyFile(_ path: String, for key: CheckpointKey, keyPath: String) throws {
+        guard let bytes = FileManager.default.contents(atPath: path) else {
+            try AtomicFile.write(path, contents: Array(key.publicKeyLine.utf8), mode: 0o644, creatingDirectory: true)
+            return
+        }
+        guard CheckpointKey.publicKey(fromText: String(decoding: bytes, as: UTF8.self)) == key.publicKey else {
+            throw CommandFailure.environment(
+                "\(path) does not hold the public key of \(keyPath) (\(key.publicKeyHex)); if the key was replaced "
+                    + "on purpose, remove \(path) and start again")
+        }
+    }
+
+    /// A public key given as 64 hex characters, or as a file holding them.
+    static func trustedKey(_ argument: String) throws -> [UInt8] {
+        if let key = CheckpointKey.publicKey(fromText: argument) { return key }
+        guard FileManager.default.fileExists(atPath: argument) else {
+            throw UsageError("--public-key must be 64 hex characters or a file holding them: '\(argument)'")
+        }
+        return try readPublicKey(argument)
+    }
+
+    /// Reads a public key file (`checkpoint.pub`).
+    static func readPublicKey(_ path: String) throws -> [UInt8] {
+        guard let bytes = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure.environment("cannot read the public key file \(path)")
+        }
+        guard let key = CheckpointKey.publicKey(fromText: String(decoding: bytes, as: UTF8.self)) else {
+            throw CommandFailure.environment("\(path) does not hold a public key (64 hex characters)")
+        }
+        return key
+    }
+}

@@ -1,0 +1,172 @@
+import Bus
+import EventStore
+import Foundation
+import StrataCore
+import StrataSQLite
+import StrataTesting
+import Testing
+import Workloads
+
+/// Signed checkpoints end to end (issue "signed checkpoints"; `strata serve --help`,
+/// `strata verify --help`): the real service signs its head, `strata verify` checks the
+/// signatures, and a chain rewritten with every hash recomputed is caught by both.
+@Suite struct CheckpointProcessTests {
+    @Test func theServiceSignsItsHeadAtStopAndARewrittenChainIsCaught() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-checkpoints")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        // Interval 0: sign only at the graceful stop, so exactly one checkpoint is expected.
+        let service = try ServiceProcess(dataDirectory: data, arguments: ["--checkpoint-interval", "0"])
+        defer { service.stop() }
+        try sendLoan(to: service, prefix: "cp")
+        #expect(try service.store().lastCheckpoint() == nil, "nothing is signed before the stop: \(service.log)")
+        #expect(service.stop() == 0, "\(service.log)")
+
+        // The key pair was made on this first start, and its public half logged and published.
+        let publicKey = try String(contentsOf: data.appendingPathComponent("checkpoint.pub"), encoding: .utf8)
+        #expect(publicKey.utf8.count == 65 && publicKey.hasSuffix("\n"), "\(publicKey)")
+        let hex = String(publicKey.dropLast())
+        #expect(service.log.contains("created the checkpoint key") && service.log.contains(hex), "\(service.log)")
+        #expect(try permissions(data.appendingPathComponent("checkpoint.key").path) == 0o600)
+        #expect(try permissions(data.appendingPathComponent("checkpoint.pub").path) == 0o644)
+
+        let store = try SQLiteEventStore(readingAt: data.appendingPathComponent("events.db").path)
+        let head = try store.head()
+        #expect(head >= 6)
+        let signed = try #require(try store.lastCheckpoint())
+        #expect(signed.position == head)
+        #expect(signed.publicKey == hex)
+
+        let verify = try ChildProcess.strata(["verify", "--format", "json", "--data", data.path])
+        #expect(verify.exitCode == 0, "\(verify.stdout)\(verify.stderr)")
+        let report = try JSONParser.parse(verify.stdout)
+        #expect(report["intact"] == true)
+        #expect(report["eventsVerified"] == .integer(head))
+        #expect(report["checkpointsVerified"] == 1)
+        #expect(report["lastSignedPosition"] == .integer(head))
+        #expect(report["lastSignedAt"] == .string(signed.signedAt))
+        #expect(report["unsignedEvents"] == 0)
+        #expect(report["publicKey"] == .string(hex))
+
+        // Rewrite the chain end to end from the first event with an amount, every hash
+        // recomputed: the chain alone is consistent again, the signature at the head is not.
+        let path = data.appendingPathComponent("events.db").path
+        let first = try rewriteFromFirstAmount(path)
+        var chainOnly = ChainVerifier()
+        for event in try store.events(after: 0, limit: Int.max) { chainOnly.check(event) }
+        #expect(chainOnly.report().isIntact, "the rewrite from \(first) recomputed every hash")
+
+        let broken = try ChildProcess.strata(["verify", "--data", data.path])
+        #expect(broken.exitCode == 1, "\(broken.stdout)\(broken.stderr)")
+        #expect(broken.stdout.hasPrefix("BROKEN at position \(head): CHECKPOINT_MISMATCH: "), "\(broken.stdout)")
+
+        // And the service refuses to sign on from a history that is not the signed one.
+        let any = "tcp://127.0.0.1:*"
+        let refused = try StrataProcess(
+            ["serve", "--data", data.path, "--commands", any, "--events", any, "--history", any])
+        defer { refused.stop() }
+        #expect(refused.waitForExit(timeout: 30) == 1, "\(refused.log)")
+        #expect(
+            refused.log.contains("the chain no longer matches the signed checkpoint at \(head)")
+                && refused.log.contains("strata verify"), "\(refused.log)")
+        #expect(!refused.log.contains(" ready "))
+    }
+
+    @Test func whileRunningTheHeadIsSignedEveryInterval() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-checkpoint-interval")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let service = try ServiceProcess(dataDirectory: data, arguments: ["--checkpoint-interval", "1"])
+        defer { service.stop() }
+        try sendLoan(to: service, prefix: "iv")
+        let store = try service.store()
+        let head = try store.head()
+        let deadline = Date().addingTimeInterval(20)
+        while try store.lastCheckpoint()?.position != head, Date() < deadline { usleep(100_000) }
+        #expect(try store.lastCheckpoint()?.position == head, "no checkpoint at \(head) while running: \(service.log)")
+        #expect(service.isRunning)
+        // The head did not move since: the stop signs nothing new.
+        let signedWhileRunning = try store.checkpoints(after: 0, limit: 100)
+        #expect(service.stop() == 0)
+        #expect(try store.checkpoints(after: 0, limit: 100) == signedWhileRunning)
+    }
+
+    @Test func aCheckpointKeyOthersMayReadOrThatIsMalformedIsRefused() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-checkpoint-key")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let keyPath = data.appendingPathComponent("elsewhere.key").path
+        let made = try ChildProcess.strata(["keys", "checkpoint", "--data", data.path, "--checkpoint-key", keyPath])
+        #expect(made.exitCode == 0, "\(made.stderr)")
+
+        chmod(keyPath, 0o640)
+        let open = try serveExpectingRefusal(data, environment: ["STRATA_CHECKPOINT_KEY": keyPath])
+        #expect(open.code == 2)
+        #expect(open.log.contains("has mode 0640") && open.log.contains("chmod 600"), "\(open.log)")
+
+        chmod(keyPath, 0o600)
+        try Data(#"{"publicKey":"00"}"#.utf8).write(to: URL(fileURLWithPath: keyPath))
+        chmod(keyPath, 0o600)
+        let malformed = try serveExpectingRefusal(data, environment: ["STRATA_CHECKPOINT_KEY": keyPath])
+        #expect(malformed.code == 2)
+        #expect(malformed.log.contains("the checkpoint key \(keyPath) is malformed"), "\(malformed.log)")
+
+        // The default key is absent but its public half is there: lost, not new. Refused.
+        let lost = try serveExpectingRefusal(data, environment: [:])
+        #expect(lost.code == 2)
+        #expect(lost.log.contains("restore the key"), "\(lost.log)")
+        #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("checkpoint.key").path))
+    }
+}
+
+/// Registers an agent and an account, then one loan's request, approval and payment.
+private func sendLoan(to service: ServiceProcess, prefix: String) throws {
+    let workload = LendingWorkload(
+        admin: ServiceProcess.admin, prefix: prefix, agents: 1, accountsPerAgent: 1, today: Timestamp.now().date)
+    let context = try ZMQContext()
+    let client = try service.commandClient(context)
+    defer { client.close() }
+    for body in workload.setup() + workload.loan(0) {
+        let reply = try JSONParser.parse(try #require(try client.request(body.json), "no reply: \(service.log)"))
+        #expect(reply["ok"] == .bool(true), "\(reply)")
+    }
+}
+
+/// Starts `serve` on `data` and waits for it to exit; the exit code and the log.
+private func serveExpectingRefusal(_ data: URL, environment: [String: String]) throws -> (code: Int32?, log: String) {
+    let any = "tcp://127.0.0.1:*"
+    let process = try StrataProcess(
+        ["serve", "--data", data.path, "--commands", any, "--events", any, "--history", any], environment: environment)
+    defer { process.stop() }
+    return (process.waitForExit(timeout: 30), process.log)
+}
+
+private func permissions(_ path: String) throws -> Int {
+    let attributes = try FileManager.default.attributesOfItem(atPath: path)
+    return try #require(attributes[.posixPermissions] as? NSNumber).intValue & 0o777
+}
+
+/// Changes the first event that carries an amount (`…Cents`) and recomputes every
+/// `prev_hash` and `hash` from there to the end, as someone without the signing key
+/// would; returns that position.
+private func rewriteFromFirstAmount(_ path: String) throws -> Int64 {
+    let c = try SQLiteConnection(path: path, mode: .readWrite)
+    let first = try #require(
+        try c.scalarInteger("SELECT min(position) FROM events WHERE data LIKE '%Cents\":%' AND position > 1"))
+    try c.statement("UPDATE events SET data = replace(data, 'Cents\":', 'Cents\":9') WHERE position = ?")
+        .run([.integer(first)])
+    let store = try SQLiteEventStore(readingAt: path)
+    let previousHex = try #require(try store.hash(at: first - 1))
+    var previous = try #require(Hex.decode(previousHex))
+    for event in try store.events(after: first - 1, limit: Int.max) {
+        let rewritten = RecordedEvent(
+            position: event.position, stream: event.stream, version: event.version, type: event.type,
+            schemaVersion: event.schemaVersion, recordedAt: event.recordedAt, data: event.data,
+            metadata: event.metadata, prevHash: Hex.encode(previous), hash: "")
+        let hash = HashChain.hash(previous: previous, canonicalEvent: rewritten.canonicalBody)
+        try c.statement("UPDATE events SET prev_hash = ?, hash = ? WHERE position = ?")
+            .run([.text(Hex.encode(previous)), .text(Hex.encode(hash)), .integer(event.position)])
+        previous = hash
+    }
+    return first
+}

@@ -1,0 +1,139 @@
+import EventStore
+import Foundation
+import StrataCore
+import StrataTesting
+import Testing
+
+@Suite("strata keys checkpoint")
+struct KeysCheckpointTests {
+    @Test func createsThePairWithPrivateAndPublicModesAndPrintsThePublicKey() throws {
+        try withTemporaryDirectory { dir in
+            let data = dir.path + "/data"
+            let result = try strata(["keys", "checkpoint", "--data", data], expecting: 0)
+            let keyPath = data + "/checkpoint.key"
+            let publicPath = data + "/checkpoint.pub"
+            #expect(try permissions(keyPath) == 0o600)
+            #expect(try permissions(publicPath) == 0o644)
+            let key = try CheckpointKey(json: try #require(FileManager.default.contents(atPath: keyPath)))
+            #expect(result.stdout == key.publicKeyHex + "\n")
+            #expect(try String(contentsOfFile: publicPath, encoding: .utf8) == key.publicKeyHex + "\n")
+            let text = try String(contentsOfFile: keyPath, encoding: .utf8)
+            #expect(text.hasPrefix(#"{"publicKey":"\#(key.publicKeyHex)","secretKey":""#) && text.hasSuffix("\"}\n"))
+        }
+    }
+
+    @Test func aSecondTimeIsRefusedAndTheKeyIsUntouched() throws {
+        try withTemporaryDirectory { dir in
+            try strata(["keys", "checkpoint", "--data", dir.path], expecting: 0)
+            let before = FileManager.default.contents(atPath: dir.path + "/checkpoint.key")
+            let again = try strata(["keys", "checkpoint", "--data", dir.path], expecting: 1)
+            #expect(again.stderr.contains("\(dir.path)/checkpoint.key exists already"), "\(again.stderr)")
+            #expect(again.stdout.isEmpty)
+            #expect(FileManager.default.contents(atPath: dir.path + "/checkpoint.key") == before)
+        }
+    }
+
+    @Test func theKeyFileCanLiveElsewhereWhileThePublicKeyStaysInTheDataDirectory() throws {
+        try withTemporaryDirectory { dir in
+            let keyPath = dir.path + "/secrets/signing.key"
+            let flag = try strata(
+                ["keys", "checkpoint", "--data", dir.path + "/data", "--checkpoint-key", keyPath], expecting: 0)
+            #expect(try permissions(keyPath) == 0o600)
+            #expect(try String(contentsOfFile: dir.path + "/data/checkpoint.pub", encoding: .utf8) == flag.stdout)
+            let viaEnv = dir.path + "/env.key"
+            try strata(
+                ["keys", "checkpoint", "--data", dir.path + "/data"], environment: ["STRATA_CHECKPOINT_KEY": viaEnv],
+                expecting: 0)
+            #expect(try permissions(viaEnv) == 0o600)
+            #expect(!FileManager.default.fileExists(atPath: dir.path + "/data/checkpoint.key"))
+        }
+    }
+}
+
+@Suite("strata verify with signed checkpoints")
+struct VerifyCheckpointTests {
+    /// A store with the first admin, signed at position 1 with the key `keys checkpoint` made.
+    func signedStore(_ dir: URL) throws -> (key: CheckpointKey, hash: String) {
+        try bootstrapAdmin(data: dir.path)
+        try strata(["keys", "checkpoint", "--data", dir.path], expecting: 0)
+        let keyFile = try #require(FileManager.default.contents(atPath: dir.path + "/checkpoint.key"))
+        let key = try CheckpointKey(json: keyFile)
+        let store = try SQLiteEventStore(path: dir.path + "/events.db")
+        let hash = try #require(try store.hash(at: 1))
+        try store.appendCheckpoint(key.sign(position: 1, hash: hash, signedAt: "2026-11-20T10:00:00.000Z"))
+        return (key, hash)
+    }
+
+    @Test func reportsTheCheckpointsAndTheKeyItTrusted() throws {
+        try withTemporaryDirectory { dir in
+            let (key, hash) = try signedStore(dir)
+            let text = try strata(["verify", "--data", dir.path], expecting: 0)
+            #expect(
+                text.stdout == """
+                    intact: 1 events verified; head 1, hash \(hash)
+                    checkpoints: 1 verified; last signed position 1 (signed 2026-11-20T10:00:00.000Z); \
+                    0 events after it unsigned
+                    trusted key: \(key.publicKeyHex) (\(dir.path)/checkpoint.pub)
+
+                    """)
+            let json = try strata(["verify", "--format", "json", "--data", dir.path], expecting: 0)
+            #expect(
+                try jsonLine(json.stdout.trimmingCharacters(in: .newlines))
+                    == [
+                        "intact": true, "eventsVerified": 1, "lastGoodPosition": 1, "lastGoodHash": .string(hash),
+                        "checkpointsVerified": 1, "lastSignedPosition": 1, "lastSignedAt": "2026-11-20T10:00:00.000Z",
+                        "unsignedEvents": 0, "publicKey": .string(key.publicKeyHex),
+                    ])
+        }
+    }
+
+    @Test func aKeyGivenOnTheCommandLineIsTheOneTrusted() throws {
+        try withTemporaryDirectory { dir in
+            let (key, _) = try signedStore(dir)
+            let other = try CheckpointKey.generate()
+            let untrusted = try strata(["verify", "--public-key", other.publicKeyHex, "--data", dir.path], expecting: 1)
+            #expect(
+                untrusted.stdout.hasPrefix(
+                    "BROKEN at position 1: UNTRUSTED_KEY: signed by \(key.publicKeyHex), "
+                        + "not by the trusted key \(other.publicKeyHex)\n"), "\(untrusted.stdout)")
+
+            let file = dir.path + "/pinned.pub"
+            try writeText(key.publicKeyHex.uppercased() + "\n", to: file)
+            let pinned = try strata(["verify", "--public-key", file, "--data", dir.path], expecting: 0)
+            #expect(pinned.stdout.contains("trusted key: \(key.publicKeyHex) (--public-key)"), "\(pinned.stdout)")
+
+            try strata(["verify", "--public-key", "abc", "--data", dir.path], expecting: 2)
+            try writeText("not a key\n", to: file)
+            let malformed = try strata(["verify", "--public-key", file, "--data", dir.path], expecting: 2)
+            #expect(malformed.stderr.contains("does not hold a public key"), "\(malformed.stderr)")
+        }
+    }
+
+    @Test func withoutAPublicKeyTheReportSaysTheKeyIsNotPinned() throws {
+        try withTemporaryDirectory { dir in
+            _ = try signedStore(dir)
+            try FileManager.default.removeItem(atPath: dir.path + "/checkpoint.pub")
+            let text = try strata(["verify", "--data", dir.path], expecting: 0)
+            #expect(text.stdout.contains("key not pinned: each checkpoint was checked against the key it names"))
+            let json = try strata(["verify", "--format", "json", "--data", dir.path], expecting: 0)
+            #expect(try jsonLine(json.stdout.trimmingCharacters(in: .newlines))["publicKey"] == .null)
+        }
+    }
+
+    @Test func expectChecksAHashKeptElsewhere() throws {
+        try withTemporaryDirectory { dir in
+            let (_, hash) = try signedStore(dir)
+            let good = try strata(["verify", "--expect", "1:\(hash.uppercased())", "--data", dir.path], expecting: 0)
+            #expect(good.stdout.hasSuffix("expected hash at position 1: matches\n"), "\(good.stdout)")
+            let zeros = String(repeating: "0", count: 64)
+            let wrong = try strata(["verify", "--expect", "1:\(zeros)", "--data", dir.path], expecting: 1)
+            #expect(wrong.stdout.hasPrefix("BROKEN at position 1: CHECKPOINT_MISMATCH: "), "\(wrong.stdout)")
+            let beyond = try strata(["verify", "--expect", "2:\(hash)", "--data", dir.path], expecting: 1)
+            #expect(beyond.stdout.hasPrefix("BROKEN at position 2: CHECKPOINT_BEYOND_HEAD: "), "\(beyond.stdout)")
+            for bad in ["1", "0:\(hash)", "x:\(hash)", "1:\(hash.dropLast())", "1:\(hash):2"] {
+                let result = try strata(["verify", "--expect", bad, "--data", dir.path], expecting: 2)
+                #expect(result.stderr.contains("--expect must be POSITION:HASH"), "\(bad): \(result.stderr)")
+            }
+        }
+    }
+}
