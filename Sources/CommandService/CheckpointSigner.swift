@@ -89,6 +89,33 @@ final class CheckpointSigner {
                 "the chain no longer matches the signed checkpoint at \(last.position) (signed \(last.hash), "
                     + "stored \(stored ?? "nothing")); \(advice)")
         }
+        try checkTail(store, after: last, head: head)
         return last
+    }
+
+    /// The events after the last checkpoint are the next to be signed: they must chain from
+    /// it, or the service would certify whatever was changed in them while it was down.
+    /// After a graceful stop there are none; after a crash, at most an interval's worth.
+    private static func checkTail(_ store: SQLiteEventStore, after last: SignedCheckpoint, head: Int64)
+        throws(ServerError)
+    {
+        guard var verifier = ChainVerifier(after: last.position, hash: last.hash) else {
+            throw ServerError(.integrity, "the signed checkpoint at \(last.position) has a malformed hash")
+        }
+        do throws(StoreError) {
+            while verifier.lastPosition < head, verifier.problem == nil {
+                let page = try store.events(after: verifier.lastPosition, limit: 2000)
+                if page.isEmpty { break }
+                for event in page where !verifier.check(event) { break }
+            }
+        } catch {
+            throw ServerError(.environment, "cannot read the events after the last checkpoint: \(error.message)")
+        }
+        if let problem = verifier.problem {
+            throw ServerError(
+                .integrity,
+                "the events after the signed checkpoint at \(last.position) do not chain from it: \(problem); "
+                    + "run `strata verify`")
+        }
     }
 }

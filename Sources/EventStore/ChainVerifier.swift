@@ -96,6 +96,17 @@ public struct ChainVerifier: Sendable {
         self.expected = expected
     }
 
+    /// A verifier that goes on from a point already trusted (a signed checkpoint): the next
+    /// event it checks must be at `position` + 1 and link to `hash`. Nil when `hash` is not
+    /// 64 hex characters.
+    public init?(after position: Int64, hash: String) {
+        guard let bytes = Hex.decode(hash), bytes.count == 32 else { return nil }
+        self.init()
+        expectedPosition = position + 1
+        previousHash = bytes
+        previousHashHex = Array(hash.utf8)
+    }
+
     /// The last position checked and found intact.
     public var lastPosition: Int64 { expectedPosition - 1 }
 

@@ -72,6 +72,48 @@ import Workloads
         #expect(!refused.log.contains(" ready "))
     }
 
+    /// A crash leaves the last events unsigned; the next start checks that they still chain
+    /// from the last checkpoint before it signs them, and refuses a tail changed meanwhile.
+    @Test func anUnsignedTailChangedWhileTheServiceWasDownIsRefusedAtStart() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-checkpoint-tail")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let first = try ServiceProcess(dataDirectory: data, arguments: ["--checkpoint-interval", "0"])
+        try sendLoan(to: first, prefix: "t1")
+        #expect(first.stop() == 0, "\(first.log)")
+        let signed = try #require(try first.store().lastCheckpoint()).position
+
+        let second = try ServiceProcess(dataDirectory: data, arguments: ["--checkpoint-interval", "0"])
+        try sendLoan(to: second, prefix: "t2")
+        second.send(signal: SIGKILL)
+        _ = second.waitForExit()
+        let store = try SQLiteEventStore(readingAt: data.appendingPathComponent("events.db").path)
+        #expect(try store.lastCheckpoint()?.position == signed)
+        let head = try store.head()
+        #expect(head > signed + 2)
+
+        // Restarted untouched, it comes up (and would sign the tail at its stop).
+        let third = try ServiceProcess(dataDirectory: data, arguments: ["--checkpoint-interval", "0"])
+        #expect(third.stop() == 0, "\(third.log)")
+        #expect(try store.lastCheckpoint()?.position == head)
+
+        // Changed without its hash recomputed, an event after the new last checkpoint stops the next start.
+        let fourth = try ServiceProcess(dataDirectory: data, arguments: ["--checkpoint-interval", "0"])
+        try sendLoan(to: fourth, prefix: "t3")
+        fourth.send(signal: SIGKILL)
+        _ = fourth.waitForExit()
+        let tampered = head + 2
+        let c = try SQLiteConnection(path: data.appendingPathComponent("events.db").path, mode: .readWrite)
+        try c.statement("UPDATE events SET recorded_at = replace(recorded_at, 'Z', '1Z') WHERE position = ?")
+            .run([.integer(tampered)])
+        c.close()
+        let refused = try serveExpectingRefusal(data, environment: [:])
+        #expect(refused.code == 1, "\(refused.log)")
+        #expect(
+            refused.log.contains("the events after the signed checkpoint at \(head) do not chain from it")
+                && refused.log.contains("position \(tampered): HASH_MISMATCH"), "\(refused.log)")
+    }
+
     @Test func whileRunningTheHeadIsSignedEveryInterval() throws {
         let data = try ChildProcess.temporaryDirectory("strata-checkpoint-interval")
         defer { try? FileManager.default.removeItem(at: data) }
