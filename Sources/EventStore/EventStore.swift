@@ -131,7 +131,8 @@ public struct NewEvent: Sendable, Equatable {
         self.data = canonicalData
     }
 
-    static func isValidType(_ type: String) -> Bool {
+    /// An event type name: 1–64 ASCII letters and digits, from a capital (`LoanApproved`).
+    public static func isValidType(_ type: String) -> Bool {
         let utf8 = Array(type.utf8)
         guard (1...64).contains(utf8.count), (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(utf8[0]) else { return false }
         return utf8.allSatisfy { b in

@@ -166,10 +166,8 @@ enum ReplayCommand {
         }
         filter.categories = try list(
             "category", "category", "1–32 lowercase letters", isValid: StreamName.isValidCategory)
-        filter.types = try list("type", "event type", "ASCII letters and digits, from a capital") { type in
-            type.first?.isUppercase == true && type.utf8.count <= 64
-                && type.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
-        }
+        filter.types = try list(
+            "type", "event type", "ASCII letters and digits, from a capital", isValid: NewEvent.isValidType)
         if let actor = arguments.value("actor") {
             guard actor.utf8.count <= 128 else { throw UsageError("--actor is at most 128 bytes") }
             filter.actor = actor
