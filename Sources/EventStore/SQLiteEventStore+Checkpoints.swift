@@ -110,7 +110,8 @@ extension SQLiteEventStore {
                     RecordedEvent.appendEnvelope(
                         to: &body, data: events.unsafeBytes(6), hash: UnsafeRawBufferPointer?.none,
                         metadata: events.unsafeBytes(7), position: position, prevHash: nil,
-                        recordedAt: events.unsafeBytes(5), schemaVersion: events.int64(4), stream: events.unsafeBytes(1),
+                        recordedAt: events.unsafeBytes(5), schemaVersion: events.int64(4),
+                        stream: events.unsafeBytes(1),
                         type: events.unsafeBytes(3), version: events.int64(2))
                     let intact = body.withUnsafeBytes { canonicalBody in
                         verifier.check(

@@ -50,7 +50,9 @@ enum AtomicFile {
                 let linkError = errno
                 unlink(temporary)
                 guard linked == 0 else {
-                    if linkError == EEXIST { throw CommandFailure.problem("\(path) exists already; it is left as it is") }
+                    if linkError == EEXIST {
+                        throw CommandFailure.problem("\(path) exists already; it is left as it is")
+                    }
                     throw CommandFailure.environment("cannot write \(path): \(String(cString: strerror(linkError)))")
                 }
             }

@@ -1,7 +1,7 @@
 import EventStore
 import Foundation
-import ProjectorRuntime
 import Projections
+import ProjectorRuntime
 import StrataCore
 
 /// `strata query NAME`: the named read-model queries, with filters, three formats,
@@ -65,7 +65,8 @@ enum QueryCommand {
             throw UsageError("say which query: " + NamedQuery.all.map(\.name).joined(separator: ", "))
         }
         guard let query = NamedQuery.named(name) else {
-            throw UsageError("no query named '\(name)'; the queries are " + NamedQuery.all.map(\.name).joined(separator: ", "))
+            throw UsageError(
+                "no query named '\(name)'; the queries are " + NamedQuery.all.map(\.name).joined(separator: ", "))
         }
         guard arguments.positionals.count == 1 else { throw UsageError("one query at a time") }
         let formatText = arguments.value("format") ?? "table"
@@ -80,7 +81,8 @@ enum QueryCommand {
             guard let filter = query.filter(option) else {
                 throw UsageError(
                     "query \(name) has no --\(option) filter; it takes "
-                        + (query.filters.isEmpty ? "none" : query.filters.map { "--\($0.option)" }.joined(separator: ", ")))
+                        + (query.filters.isEmpty
+                            ? "none" : query.filters.map { "--\($0.option)" }.joined(separator: ", ")))
             }
             values[filter.parameter] = try filter.value(text)
             used.insert(option)
@@ -140,7 +142,8 @@ enum AsOf: Equatable {
         } else if let instant = Timestamp(argument: text, endOfDay: true) {
             self = .time(instant)
         } else {
-            throw UsageError("--as-of must be a position (1204) or a time (2026-11-20T10:00:00Z, 2026-11-20), got '\(text)'")
+            throw UsageError(
+                "--as-of must be a position (1204) or a time (2026-11-20T10:00:00Z, 2026-11-20), got '\(text)'")
         }
     }
 }

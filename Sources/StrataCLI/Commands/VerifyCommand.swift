@@ -48,7 +48,8 @@ enum VerifyCommand {
         defer { progress?.finish() }
         do {
             report = try store.verify(
-                trustedKey: trustedKey, expected: expected, progress: progress.map { progress in { progress.update($0) } })
+                trustedKey: trustedKey, expected: expected,
+                progress: progress.map { progress in { progress.update($0) } })
             progress?.finish()
         } catch {
             throw CommandFailure.environment("cannot read \(configuration.eventStorePath): \(error)")
@@ -74,9 +75,12 @@ enum VerifyCommand {
         }
         if let problem = report.problem {
             printLine("BROKEN at position \(problem.position): \(problem.kind.rawValue): \(problem.message)")
-            printLine("\(report.eventsChecked) events verified before it (last good position \(report.lastGoodPosition)).")
+            printLine(
+                "\(report.eventsChecked) events verified before it (last good position \(report.lastGoodPosition)).")
         } else {
-            printLine("intact: \(report.eventsChecked) events verified; head \(report.lastGoodPosition), hash \(report.lastGoodHash)")
+            printLine(
+                "intact: \(report.eventsChecked) events verified; head \(report.lastGoodPosition), hash \(report.lastGoodHash)"
+            )
         }
         if let signedAt = report.lastSignedAt {
             printLine(

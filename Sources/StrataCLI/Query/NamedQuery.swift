@@ -90,7 +90,8 @@ extension NamedQuery {
                        total_paid_cents, outstanding_cents, next_due_date
                 FROM loans
                 """,
-            filters: [.agent("agent_id"), .status(), .exact("account", "account_id")] + QueryFilter.days("requested_on"),
+            filters: [.agent("agent_id"), .status(), .exact("account", "account_id")]
+                + QueryFilter.days("requested_on"),
             orderBy: "loan_id"),
         NamedQuery(
             name: "installments", summary: "loan schedules: each installment with what is paid and the penalty",
@@ -157,8 +158,10 @@ extension NamedQuery {
         NamedQuery(
             name: "dashboard", summary: "the headline figures in one row",
             file: "readmodels",
-            projections: [Users(), Accounts(), LoanPortfolio(), LoanPayments(), AgentEarnings(), PendingApprovals(),
-                Projections.Dashboard()],
+            projections: [
+                Users(), Accounts(), LoanPortfolio(), LoanPayments(), AgentEarnings(), PendingApprovals(),
+                Projections.Dashboard(),
+            ],
             select: "SELECT * FROM dashboard", filters: [], orderBy: "1"),
         NamedQuery(
             name: "invoices", summary: "invoices with totals, paid and balance",
@@ -204,7 +207,8 @@ extension NamedQuery {
         NamedQuery(
             name: "audit", summary: "the audit log (audit.db): who did what, when, to which entity",
             file: "audit", projections: [AuditLog()],
-            select: "SELECT position, recorded_at, actor, action, entity, event_type, summary, command_id FROM audit_log",
+            select:
+                "SELECT position, recorded_at, actor, action, entity, event_type, summary, command_id FROM audit_log",
             filters: [
                 .exact("actor", "actor"), .exact("entity", "entity"), .exact("type", "event_type"),
                 .exact("action", "action"),
@@ -217,7 +221,9 @@ extension NamedQuery {
     /// Every filter option some query takes, once each, in first-seen order.
     static var filterOptions: [String] {
         var seen: [String] = []
-        for query in all { for filter in query.filters where !seen.contains(filter.option) { seen.append(filter.option) } }
+        for query in all {
+            for filter in query.filters where !seen.contains(filter.option) { seen.append(filter.option) }
+        }
         return seen
     }
 }

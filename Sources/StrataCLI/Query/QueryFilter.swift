@@ -39,11 +39,14 @@ struct QueryFilter: Sendable {
             guard !text.isEmpty else { throw UsageError("--\(option) must not be empty") }
             return .text(text.uppercased())
         case .day:
-            guard let day = LocalDate(text) else { throw UsageError("--\(option) must be a date YYYY-MM-DD, got '\(text)'") }
+            guard let day = LocalDate(text) else {
+                throw UsageError("--\(option) must be a date YYYY-MM-DD, got '\(text)'")
+            }
             return .text(day.description)
         case .since, .until:
             guard let instant = Timestamp(argument: text, endOfDay: kind == .until) else {
-                throw UsageError("--\(option) must be a time (2026-11-20T10:00:00Z) or a date (2026-11-20), got '\(text)'")
+                throw UsageError(
+                    "--\(option) must be a time (2026-11-20T10:00:00Z) or a date (2026-11-20), got '\(text)'")
             }
             return .text(instant.description)
         case .search:

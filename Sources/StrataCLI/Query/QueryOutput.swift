@@ -53,10 +53,11 @@ struct QueryOutput {
         }
         let numeric = Set(
             columns.indices.filter { index in
-                !rows.isEmpty && rows.allSatisfy { row in
-                    if case .text = row[index] { return false }
-                    return true
-                } && rows.contains { if case .integer = $0[index] { return true } else { return false } }
+                !rows.isEmpty
+                    && rows.allSatisfy { row in
+                        if case .text = row[index] { return false }
+                        return true
+                    } && rows.contains { if case .integer = $0[index] { return true } else { return false } }
             })
         var out = rows.isEmpty ? "" : aligned([header] + body, rightAligned: numeric)
         let count = rows.count == 1 ? "1 row" : "\(rows.count) rows"

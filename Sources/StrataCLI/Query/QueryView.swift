@@ -1,7 +1,7 @@
 import EventStore
 import Foundation
-import ProjectorRuntime
 import Projections
+import ProjectorRuntime
 import StrataCore
 
 /// The projection file a query reads: the live one (optionally once it has reached a
@@ -29,11 +29,13 @@ struct QueryView {
             }
             if let snapshot, snapshot.checkpoint >= minimum {
                 return QueryView(
-                    snapshot: snapshot, source: "\(query.file) at position \(snapshot.checkpoint)", day: nil, scratch: nil)
+                    snapshot: snapshot, source: "\(query.file) at position \(snapshot.checkpoint)", day: nil,
+                    scratch: nil)
             }
             if snapshot == nil, minimumPosition == nil {
                 throw CommandFailure.environment(
-                    "no \(query.file) at \(path): is `strata project \(query.file)` running? (set --data or STRATA_DATA)")
+                    "no \(query.file) at \(path): is `strata project \(query.file)` running? (set --data or STRATA_DATA)"
+                )
             }
             if let stop = snapshot?.stop {
                 throw CommandFailure.problem(
@@ -83,7 +85,8 @@ struct QueryView {
             let skips = try ProjectionSnapshot(path: livePath)?.skips() ?? []
             let result = try Rebuild.run(
                 name: query.file, projections: query.projections, from: StoreHistory(store: store), into: path,
-                upTo: position, skips: skips, progress: progress.map { progress in { done, _ in progress.update(done) } })
+                upTo: position, skips: skips,
+                progress: progress.map { progress in { done, _ in progress.update(done) } })
             progress?.finish()
             if let stop = result.stop {
                 throw ProjectorError(.stopped, "the history up to position \(position) cannot be applied: \(stop)")
