@@ -85,3 +85,18 @@ extension ProjectionValue {
     /// An `Int` column (counts, basis points, installment numbers).
     public static func int(_ value: Int) -> ProjectionValue { .integer(Int64(value)) }
 }
+
+extension ProjectionValue {
+    /// The integer in a returned column: 0 for NULL (a sum over no rows) or text, which the
+    /// read models never return there.
+    public var integerOrZero: Int64 {
+        if case .integer(let value) = self { return value }
+        return 0
+    }
+
+    /// The text in a returned column, nil for NULL.
+    public var textOrNil: String? {
+        if case .text(let value) = self { return value }
+        return nil
+    }
+}

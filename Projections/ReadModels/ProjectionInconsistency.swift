@@ -19,17 +19,3 @@ extension ProjectionTables {
         return row
     }
 }
-
-extension ProjectionValue {
-    /// The integer in a returned column (0 for NULL or text, which the read models never return there).
-    var integerOrZero: Int64 {
-        if case .integer(let value) = self { return value }
-        return 0
-    }
-
-    /// The text in a returned column, nil for NULL.
-    var textOrNil: String? {
-        if case .text(let value) = self { return value }
-        return nil
-    }
-}

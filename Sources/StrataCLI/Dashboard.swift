@@ -48,10 +48,7 @@ enum Dashboard {
         guard let row = rows.first, row.count == 9 else {
             throw UnexpectedRow(description: "the dashboard view returned \(rows)")
         }
-        let n = row.map { value -> Int64 in
-            if case .integer(let number) = value { return number }
-            return 0
-        }
+        let n = row.map(\.integerOrZero)
         return Headline(
             approvedAgents: n[0], pendingAgents: n[1], activeAccounts: n[2], loansReleased: n[3],
             principalReleasedCents: n[4], activeLoans: n[5], collectibleCents: n[6], collectedCents: n[7],
@@ -72,10 +69,7 @@ enum Dashboard {
             guard row.count == 6, case .text(let day) = row[0] else {
                 throw UnexpectedRow(description: "collections_daily returned \(row)")
             }
-            let n = row.dropFirst().map { value -> Int64 in
-                if case .integer(let number) = value { return number }
-                return 0
-            }
+            let n = row.dropFirst().map(\.integerOrZero)
             return CollectionsDay(
                 day: day, loanPayments: n[0], loanCollectedCents: n[1], invoicePayments: n[2],
                 invoiceCollectedCents: n[3], totalCollectedCents: n[4])

@@ -90,8 +90,9 @@ struct ReportFigures {
                 throw Dashboard.UnexpectedRow(description: "the portfolio query returned \(row)")
             }
             return StatusLine(
-                status: status, loans: integer(row[1]), principalCents: integer(row[2]), paidCents: integer(row[3]),
-                outstandingCents: integer(row[4]))
+                status: status, loans: row[1].integerOrZero, principalCents: row[2].integerOrZero,
+                paidCents: row[3].integerOrZero,
+                outstandingCents: row[4].integerOrZero)
         }
         let known = loanStatuses.map { status in
             found.first { $0.status == status }
@@ -112,18 +113,12 @@ struct ReportFigures {
             guard row.count == 9, case .text(let agentId) = row[0] else {
                 throw Dashboard.UnexpectedRow(description: "the agent performance query returned \(row)")
             }
-            var username: String?
-            if case .text(let name) = row[1] { username = name }
             return AgentLine(
-                agentId: agentId, username: username, loansRequested: integer(row[2]), loansReleased: integer(row[3]),
-                principalReleasedCents: integer(row[4]), collectedCents: integer(row[5]), payments: integer(row[6]),
-                earnedCents: integer(row[7]), collectibleCents: integer(row[8]))
+                agentId: agentId, username: row[1].textOrNil, loansRequested: row[2].integerOrZero,
+                loansReleased: row[3].integerOrZero,
+                principalReleasedCents: row[4].integerOrZero, collectedCents: row[5].integerOrZero,
+                payments: row[6].integerOrZero,
+                earnedCents: row[7].integerOrZero, collectibleCents: row[8].integerOrZero)
         }
-    }
-
-    /// An integer column; NULL (a sum over no rows) is 0.
-    private static func integer(_ value: ProjectionValue) -> Int64 {
-        if case .integer(let number) = value { return number }
-        return 0
     }
 }
