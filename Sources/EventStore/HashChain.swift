@@ -8,13 +8,8 @@ public enum HashChain {
     public static let genesisHex = String(repeating: "0", count: 64)
 
     public static func hash(previous: [UInt8], canonicalEvent: [UInt8]) -> [UInt8] {
-        precondition(previous.count == 32, "a chain hash is 32 bytes")
-        var state = crypto_hash_sha256_state()
         var out = [UInt8](repeating: 0, count: 32)
-        crypto_hash_sha256_init(&state)
-        crypto_hash_sha256_update(&state, previous, UInt64(previous.count))
-        crypto_hash_sha256_update(&state, canonicalEvent, UInt64(canonicalEvent.count))
-        crypto_hash_sha256_final(&state, &out)
+        canonicalEvent.withUnsafeBytes { hash(previous: previous, canonicalEvent: $0, into: &out) }
         return out
     }
 

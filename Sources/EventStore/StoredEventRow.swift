@@ -90,7 +90,7 @@ public struct StoredEventRow: ~Copyable {
     private static func copyString(_ bytes: UnsafeRawBufferPointer, to p: inout UnsafeMutableRawPointer) {
         guard !needsEscaping(bytes) else {
             var escaped: [UInt8] = []
-            CanonicalJSON.appendString(String(decoding: bytes, as: UTF8.self), to: &escaped)
+            CanonicalJSON.appendString(utf8: bytes, to: &escaped)
             escaped.withUnsafeBytes { copy($0, to: &p) }
             return
         }
