@@ -50,7 +50,9 @@ import Workloads
         try system.send(system.workload.setup())
         let projector = try system.projector(
             "readmodels", ["--subscriber-hwm", "50", "--subscriber-buffer", "16384"])
-        try projector.waitForLine(containing: " ready ")
+        // Past its start-up catch-up, so it is following the bus live: paused before that, it
+        // would read the whole flood from history on start and never see a gap.
+        try projector.waitForLine(containing: "caught up through history on start")
 
         // Paused through the whole flood: the service publishes far more (about 10 MB) than the
         // publisher's queue and the kernel's socket buffers (at most 4 MB sending here, 16 KiB
