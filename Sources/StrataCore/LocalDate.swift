@@ -118,3 +118,24 @@ extension LocalDate: Codable {
         try container.encode(description)
     }
 }
+
+/// A date is a leaf written on every schedule entry: its digits go straight to the output.
+extension LocalDate: CanonicalJSONWritable {
+    public func writeCanonicalJSON(to out: inout [UInt8]) throws(CanonicalJSONRefusal) {
+        let (year, month, day) = components
+        func digits(_ value: Int, from divisor: Int) {
+            var divisor = divisor
+            while divisor > 0 {
+                out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / divisor % 10))
+                divisor /= 10
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+        digits(year, from: 1000)
+        out.append(UInt8(ascii: "-"))
+        digits(month, from: 10)
+        out.append(UInt8(ascii: "-"))
+        digits(day, from: 10)
+        out.append(UInt8(ascii: "\""))
+    }
+}

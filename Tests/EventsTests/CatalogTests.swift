@@ -274,6 +274,27 @@ struct CatalogTests {
         #expect(try event.canonicalData() == viaFoundation)
     }
 
+    /// The hand-written writers (`ScheduleEntry`, and `LocalDate` inside it) against
+    /// Foundation's encoding canonicalised, on random values across their whole ranges.
+    @Test func handWrittenScheduleEntriesEqualTheirCodableForm() throws {
+        var rng = SystemRandomNumberGenerator()
+        let encoder = JSONEncoder()
+        let days = LocalDate(year: 1, month: 1, day: 1)!.daysSinceEpoch...LocalDate(year: 9999, month: 12, day: 31)!.daysSinceEpoch
+        for _ in 0..<2000 {
+            let entry = ScheduleEntry(
+                number: Int.random(in: Int.min...Int.max, using: &rng),
+                dueDate: LocalDate(daysSinceEpoch: Int.random(in: days, using: &rng)),
+                principalCents: Int64.random(in: Int64.min...Int64.max, using: &rng),
+                interestCents: Int64.random(in: -1000...1000, using: &rng), totalCents: 0,
+                remainingBalanceCents: Int64.random(in: 0...Int64.max, using: &rng))
+            let viaFoundation = CanonicalJSON.bytes(try JSONParser.parse(try encoder.encode(entry)))
+            #expect(try CanonicalJSON.encode(entry) == viaFoundation)
+            var direct: [UInt8] = []
+            try entry.writeCanonicalJSON(to: &direct)
+            #expect(direct == viaFoundation)
+        }
+    }
+
     @Test(arguments: samples + sparseSamples)
     func canonicalDataIsCanonicalWithSortedKeys(event: StrataEvent) throws {
         let bytes = try event.canonicalData()
