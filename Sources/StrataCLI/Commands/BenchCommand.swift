@@ -8,18 +8,19 @@ import StrataSQLite
 /// ratios measured side by side mean anything on a shared machine.
 enum BenchCommand {
     static let scenarios = [
-        "append", BenchCommandsScenario.name, BenchProjectionsScenario.lag, BenchProjectionsScenario.rebuild,
+        "append", BenchCommandsScenario.name, BenchLatencyScenario.name, BenchProjectionsScenario.lag,
+        BenchProjectionsScenario.rebuild,
     ]
 
     static let spec = CommandSpec(
         ["bench"], summary: "Run a benchmark scenario and print its figures.",
-        arguments: [ArgumentSpec("SCENARIO", help: "append, commands, lag or rebuild")],
+        arguments: [ArgumentSpec("SCENARIO", help: "append, commands, latency, lag or rebuild")],
         options: [
             OptionSpec("events", value: "N", help: "Events per run (default 100000)."),
             OptionSpec("repeat", value: "R", help: "Runs per figure (default 3)."),
             OptionSpec("dir", value: "DIR", help: "Where to put scratch stores (default: a new temporary directory)."),
             OptionSpec("json", help: "One JSON line per figure instead of a table."),
-        ] + BenchCommandsScenario.options,
+        ] + BenchCommandsScenario.options + BenchLatencyScenario.options,
         discussion: """
             append: events/s through the store API (group commits of 100 commands of one event, and
             one command of 100 events; ≈ 300-byte payloads; WAL, synchronous=FULL, chain hashing on),
@@ -27,7 +28,8 @@ enum BenchCommand {
             row size, same unique (stream, version) index, same durability settings), and raw SQLite at
             the store's own commit size (100 rows per transaction), which separates the store's own
             cost from the cost of committing (one fsync per transaction).
-            """ + "\n\n" + BenchCommandsScenario.discussion + "\n\n" + BenchProjectionsScenario.discussion)
+            """ + "\n\n" + BenchCommandsScenario.discussion + "\n\n" + BenchLatencyScenario.discussion + "\n\n"
+            + BenchProjectionsScenario.discussion)
 
     struct Figure {
         let scenario: String
@@ -64,12 +66,18 @@ enum BenchCommand {
         guard scenarios.contains(scenario) else {
             throw UsageError("unknown scenario '\(scenario)' (known: \(scenarios.joined(separator: ", ")))")
         }
+        if arguments.flag("peer") && scenario != BenchCommandsScenario.name {
+            throw UsageError("--peer is for the commands scenario")
+        }
         let events = Int(try arguments.integer("events", in: 100...100_000_000) ?? 100_000)
         let runs = Int(try arguments.integer("repeat", in: 1...100) ?? 3)
         let directory = try scratchDirectory(arguments.value("dir"))
         defer { if arguments.value("dir") == nil { try? FileManager.default.removeItem(atPath: directory) } }
         if scenario == BenchCommandsScenario.name {
             return try BenchCommandsScenario.run(arguments, directory: directory, runs: runs)
+        }
+        if scenario == BenchLatencyScenario.name {
+            return try BenchLatencyScenario.run(arguments, directory: directory, runs: runs)
         }
         if scenario == BenchProjectionsScenario.lag || scenario == BenchProjectionsScenario.rebuild {
             return try BenchProjectionsScenario.run(scenario, arguments, directory: directory, runs: runs)

@@ -23,101 +23,104 @@ enum BenchCommandsScenario {
     static let clients = 16
     /// Commands each throughput client sends ahead of their replies.
     static let window = 256
-    /// Paced clients in the latency run, sharing the rate between them.
+    /// Paced clients in the steady-rate runs (`latency`, `lag`), sharing the rate between them.
     static let latencyClients = 4
     /// How long a client waits without any reply before the run fails.
     static let replyTimeout: Duration = .seconds(60)
 
     static let throughputTarget = 50_000.0
-    static let p99TargetMicroseconds = 5_000.0
+    /// The lending loop is to run at least this many times as fast as the peer.
+    static let peerTargetRatio = 10.0
 
     static let options = [
         OptionSpec("loans", value: "N", help: "commands, lag, rebuild: loans per run (default 10000)."),
-        OptionSpec("rate", value: "N", help: "commands, lag: commands/s in the steady run (default 2000)."),
-        OptionSpec("seconds", value: "S", help: "commands, lag: length of the steady run (default 5)."),
+        OptionSpec("peer", help: "commands: also run the Python eventsourcing peer after each run."),
     ]
 
     static let discussion = """
         commands: signed commands end to end through ZeroMQ on loopback, the command service
         in-process on a fresh SQLite store per run (WAL, synchronous=FULL, durable before reply).
-        Throughput: \(clients) pipelined DEALER clients, one thread each, at most \(window) commands in
-        flight each; the lending loop (setup, then per loan RequestLoan, ApproveLoan, ReceivePayment,
-        loans split across clients), then a mix (even units a loan, odd units an invoice:
-        CreateInvoice, RecordInvoicePayment). commands/s = accepted commands / wall time from the
-        first send to the last reply. Latency: \(latencyClients) clients pacing sends open-loop at --rate
-        between them for --seconds; each command's time from its scheduled send to its reply, as
-        p50 / p99 / max. Any reply other than ok:true fails the benchmark (exit 1).
+        \(clients) pipelined DEALER clients, one thread each, at most \(window) commands in flight each;
+        the lending loop (setup, then per loan RequestLoan, ApproveLoan, ReceivePayment, loans split
+        across clients), then a mix (even units a loan, odd units an invoice: CreateInvoice,
+        RecordInvoicePayment). commands/s = accepted commands / wall time from the first send to the
+        last reply. Any reply other than ok:true fails the benchmark (exit 1). --peer: after each run,
+        the same lending loop (same loans, 3 business operations each) through the Python
+        eventsourcing library on a durable SQLite file (bench/peers/eventsourcing-peer, which makes
+        its own virtual environment with pip on first use), and the lending loop's median over the
+        peer's (target ≥ \(Int(peerTargetRatio))×); a peer that cannot run is an error (exit 2).
         """
 
     // MARK: - The scenario
 
     static func run(_ arguments: ParsedArguments, directory: String, runs: Int) throws -> Int32 {
-        if arguments.value("events") != nil { throw UsageError("--events is for the append scenario; commands takes --loans") }
+        for other in ["events", "rate", "seconds"] where arguments.value(other) != nil {
+            throw UsageError("--\(other) is not for the commands scenario, which takes --loans and --peer")
+        }
         let loans = Int(try arguments.integer("loans", in: 1...10_000_000) ?? 10_000)
-        let rate = Int(try arguments.integer("rate", in: 1...1_000_000) ?? 2000)
-        let seconds = Int(try arguments.integer("seconds", in: 1...3600) ?? 5)
+        let peer = arguments.flag("peer") ? try BenchPeer.locate() : nil
         let keepStores = arguments.value("dir") != nil
-        let today = Timestamp.now().date
-        let workload = LendingWorkload(admin: "bench-admin", prefix: "b", today: today)
+        let workload = LendingWorkload(admin: "bench-admin", prefix: "b", today: Timestamp.now().date)
 
         // Every body is built and encoded before anything is timed.
         let lending = Plan(units: (0..<loans).map { workload.loan($0) }, clients: clients)
         let mix = Plan(
             units: (0..<loans).map { $0 % 2 == 0 ? workload.loan($0) : workload.invoice($0) }, clients: clients)
-        let latencyLoans = (rate * seconds + 2) / 3
-        let paced = Plan(units: (0..<latencyLoans).map { workload.loan($0) }, clients: latencyClients)
         let setup = Plan(units: [workload.setup()], clients: 1)
 
         var lendingRates: [Double] = []
         var mixRates: [Double] = []
-        var p50: [Double] = []
-        var p99: [Double] = []
-        var worst: [Double] = []
+        var peerRuns: [BenchPeer.Run] = []
         for run in 0..<runs {
-            lendingRates.append(
-                try withService(at: "\(directory)/commands-lending-\(run).db", admin: workload.admin, keep: keepStores) { service in
+            for (plan, kind) in [(lending, "lending"), (mix, "mix")] {
+                let rate = try withService(
+                    at: "\(directory)/commands-\(kind)-\(run).db", admin: workload.admin, keep: keepStores
+                ) { service in
                     try service.send(setup)
-                    return try service.throughput(lending)
-                })
-            mixRates.append(
-                try withService(at: "\(directory)/commands-mix-\(run).db", admin: workload.admin, keep: keepStores) { service in
-                    try service.send(setup)
-                    return try service.throughput(mix)
-                })
-            let latencies = try withService(at: "\(directory)/commands-latency-\(run).db", admin: workload.admin, keep: keepStores) {
-                service in
-                try service.send(setup)
-                return try service.latencies(paced, rate: rate)
+                    return try service.throughput(plan)
+                }
+                if kind == "lending" { lendingRates.append(rate) } else { mixRates.append(rate) }
             }
-            p50.append(percentile(latencies, 0.50))
-            p99.append(percentile(latencies, 0.99))
-            worst.append(latencies.max()!)
+            if let peer { peerRuns.append(try peer.run(loans: loans, directory: directory)) }
         }
 
-        let throughputFacts: [String: JSONValue] = [
+        let facts: [String: JSONValue] = [
             "clients": .integer(Int64(clients)), "window": .integer(Int64(window)),
             "target": .integer(Int64(throughputTarget)),
         ]
-        let latencyFacts: [String: JSONValue] = [
-            "clients": .integer(Int64(latencyClients)), "rate": .integer(Int64(rate)),
-            "commands": .integer(Int64(paced.commands)),
-        ]
-        let figures: [(BenchCommand.Figure, [String: JSONValue])] = [
-            (
-                figure("commands/s, lending loop", "commands/s", lendingRates),
-                throughputFacts.merging(["commands": .integer(Int64(lending.commands))]) { $1 }
-            ),
+        let lendingFigure = figure("commands/s, lending loop", "commands/s", lendingRates)
+        var lendingFacts = facts.merging(["commands": .integer(Int64(lending.commands))]) { $1 }
+        var figures: [(BenchCommand.Figure, [String: JSONValue])] = [
+            (lendingFigure, lendingFacts),
             (
                 figure("commands/s, mix with invoices", "commands/s", mixRates),
-                throughputFacts.merging(["commands": .integer(Int64(mix.commands))]) { $1 }
+                facts.merging(["commands": .integer(Int64(mix.commands))]) { $1 }
             ),
-            (figure("latency p50 at \(rate) commands/s", "us", p50), latencyFacts),
-            (
-                figure("latency p99 at \(rate) commands/s", "us", p99),
-                latencyFacts.merging(["target": .integer(Int64(p99TargetMicroseconds))]) { $1 }
-            ),
-            (figure("latency max at \(rate) commands/s", "us", worst), latencyFacts),
         ]
+        var ratioPercent: Int64?
+        if let first = peerRuns.first {
+            let peerFigure = figure(
+                "commands/s, lending loop, Python eventsourcing peer", "commands/s",
+                peerRuns.map(\.operationsPerSecond))
+            let percent = peerRatioPercent(lending: lendingFigure.median, peer: peerFigure.median)
+            ratioPercent = percent
+            lendingFacts["peerMedian"] = .integer(Int64(peerFigure.median))
+            lendingFacts["peerRatioPercent"] = .integer(percent)
+            lendingFacts["peerTargetRatioPercent"] = .integer(Int64(peerTargetRatio * 100))
+            figures[0].1 = lendingFacts
+            let events = peerRuns.map(\.eventsPerSecond).sorted()
+            figures.append(
+                (
+                    peerFigure,
+                    [
+                        "commands": .integer(first.operations), "events": .integer(first.events),
+                        "eventsPerSecondMedian": .integer(Int64(events[events.count / 2])),
+                        "peer": .string("eventsourcing \(first.version)"), "journalMode": .string(first.journalMode),
+                        "synchronous": .string(first.synchronous),
+                    ]
+                ))
+        }
+
         if arguments.flag("json") {
             for (figure, facts) in figures {
                 guard case .object(let members) = figure.json else { continue }
@@ -125,16 +128,28 @@ enum BenchCommandsScenario {
             }
         } else {
             printLine(
-                "strata bench commands — \(runs) runs; figures are min / median / max; every store WAL, synchronous=FULL")
+                "strata bench commands — \(runs) runs; figures are min / median / max; "
+                    + "every store WAL, synchronous=FULL")
+            let count = { (n: Int) in BenchCommand.format(Double(n)) }
             printLine(
-                "  throughput: \(clients) pipelined clients × \(window) in flight; lending \(BenchCommand.format(Double(lending.commands))) "
-                    + "commands (\(BenchCommand.format(Double(loans))) loans), mix \(BenchCommand.format(Double(mix.commands))) commands")
-            printLine(
-                "  latency: \(latencyClients) clients paced open-loop at \(BenchCommand.format(Double(rate))) commands/s for \(seconds) s "
-                    + "(\(BenchCommand.format(Double(paced.commands))) commands), scheduled send → reply")
-            printTable(figures.map(\.0))
+                "  \(clients) pipelined clients × \(window) in flight; lending \(count(lending.commands)) commands "
+                    + "(\(count(loans)) loans), mix \(count(mix.commands)) commands")
+            if let first = peerRuns.first {
+                let events = peerRuns.map(\.eventsPerSecond).sorted()
+                printLine(
+                    "  peer: Python eventsourcing \(first.version), SQLite \(first.journalMode.uppercased()), "
+                        + "synchronous=\(first.synchronous), one transaction per command; "
+                        + "\(BenchCommand.format(events[events.count / 2])) events/s median")
+            }
+            printTable(figures.map(\.0), peerRatioPercent: ratioPercent)
         }
         return 0
+    }
+
+    /// The lending loop's median over the peer's, in percent, from the integer medians the
+    /// figures print, so that anyone can check it from the printed numbers.
+    static func peerRatioPercent(lending: Double, peer: Double) -> Int64 {
+        Int64((Double(Int64(lending)) / Double(max(1, Int64(peer))) * 100).rounded())
     }
 
     static func figure(_ measure: String, _ unit: String, _ samples: [Double]) -> BenchCommand.Figure {
@@ -149,20 +164,18 @@ enum BenchCommandsScenario {
         return sorted[max(0, min(sorted.count - 1, rank - 1))]
     }
 
-    static func printTable(_ figures: [BenchCommand.Figure]) {
-        func cell(_ f: BenchCommand.Figure, _ value: Double) -> String {
-            f.unit == "us" ? String(format: "%.2f", value / 1000) : BenchCommand.format(value)
-        }
-        let rows = figures.map { f -> [String] in
-            var target = "—"
-            if f.unit == "commands/s" {
-                target = "\(Int((f.median / throughputTarget * 100).rounded()))% of 50 k/s target"
-            } else if f.measure.hasPrefix("latency p99") {
-                target = f.median < p99TargetMicroseconds ? "below the 5 ms target" : "ABOVE the 5 ms target"
+    static func printTable(_ figures: [BenchCommand.Figure], peerRatioPercent: Int64?) {
+        let rows = figures.enumerated().map { index, f -> [String] in
+            var target = "\(Int((f.median / throughputTarget * 100).rounded()))% of 50 k/s target"
+            if index == 0, let peerRatioPercent {
+                target += "; \(String(format: "%.1f", Double(peerRatioPercent) / 100))× the peer (target ≥ "
+                    + "\(Int(peerTargetRatio))×)"
+            } else if index == 2 {
+                target = "—"
             }
             return [
-                f.measure, f.unit == "us" ? "ms" : f.unit, cell(f, f.sorted.first!), cell(f, f.median), cell(f, f.sorted.last!),
-                target,
+                f.measure, f.unit, BenchCommand.format(f.sorted.first!), BenchCommand.format(f.median),
+                BenchCommand.format(f.sorted.last!), target,
             ]
         }
         BenchCommand.printColumns(["measure", "unit", "min", "median", "max", "target"], rows)
@@ -373,7 +386,9 @@ enum BenchCommandsScenario {
             while let frames = try client.socket.receive(wait: false) {
                 now = ContinuousClock.now
                 let reply = frames.last ?? []
-                guard isAccepted(reply, tail: tails[latencies.count]) else { throw CommandFailure.problem(refusal(reply)) }
+                guard isAccepted(reply, tail: tails[latencies.count]) else {
+                    throw CommandFailure.problem(refusal(reply))
+                }
                 latencies.append((now - due(latencies.count)) / .microseconds(1))
                 lastProgress = now
             }
