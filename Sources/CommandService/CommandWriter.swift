@@ -16,14 +16,16 @@ public final class CommandWriter {
         /// The actor roles the sending key may act for (nil: any).
         public let keyRoles: Set<Role>?
         public let body: CommandBody
-        public let bodyBytes: [UInt8]
+        /// SHA-256 of the body as sent, for the journal: taken where the command is built (on
+        /// the commands socket's thread), so the writer's thread does not spend its time on it.
+        public let bodyDigest: [UInt8]
 
         public init(routingId: [UInt8], keyId: String, keyRoles: Set<Role>?, body: CommandBody, bodyBytes: [UInt8]) {
             self.routingId = routingId
             self.keyId = keyId
             self.keyRoles = keyRoles
             self.body = body
-            self.bodyBytes = bodyBytes
+            self.bodyDigest = HashChain.sha256(bodyBytes)
         }
     }
 
@@ -60,17 +62,14 @@ public final class CommandWriter {
             for pending in batch {
                 writes.append(try decide(pending, now: now, firstInBatch: seen.insert(pending.body.id).inserted))
             }
-            let head = try store.head()
-            let results = try store.append(writes)
+            let (results, events) = try store.appendReturningEvents(writes)
             var replies: [(routingId: [UInt8], reply: CommandReply)] = []
-            var appended = 0
             var partial = false
             for (index, result) in results.enumerated() {
                 let pending = batch[index]
                 switch result {
-                case .recorded(.accepted(let events)):
-                    appended += events.count
-                    replies.append((pending.routingId, .accepted(id: pending.body.id, duplicate: false, events: events)))
+                case .recorded(.accepted(let appended)):
+                    replies.append((pending.routingId, .accepted(id: pending.body.id, duplicate: false, events: appended)))
                 case .recorded(.refused(let error)):
                     // The store refused what was decided (a version conflict): the cache
                     // holds events that were never written.
@@ -84,7 +83,6 @@ public final class CommandWriter {
                 }
             }
             if partial { try cache.reset() }
-            let events = appended == 0 ? [] : try store.events(after: head, limit: appended)
             return Committed(replies: replies, events: events)
         } catch {
             try? cache.reset()
@@ -104,7 +102,7 @@ public final class CommandWriter {
         let actor = Identifier.isValid(body.actor) ? body.actor : "invalid-actor"
         func write(_ decision: CommandWrite.Decision, type: String) throws(StoreError) -> CommandWrite {
             try CommandWrite(
-                commandId: body.id, bodyDigest: HashChain.sha256(pending.bodyBytes), keyId: pending.keyId,
+                commandId: body.id, bodyDigest: pending.bodyDigest, keyId: pending.keyId,
                 actor: actor, commandType: type, correlationId: body.correlationId, decision: decision)
         }
         // A retry (or the same id twice in one batch) is answered from the journal by the

@@ -28,16 +28,17 @@ package struct ChainTip: Sendable, Equatable {
 
 package enum AppendPlanner {
     /// Decides and writes each command in order against `backend`, inside the caller's
-    /// transaction. Returns the results and the new chain tip; when it throws, the
+    /// transaction. Returns the results, the new chain tip and the events written; when it throws, the
     /// caller rolls the transaction back and keeps its old tip. It throws nothing of its
     /// own: only what the backend throws.
     package static func append<Backend: AppendBackend>(
         _ commands: [CommandWrite], to backend: inout Backend, tip start: ChainTip, recordedAt: String
-    ) throws(StoreError) -> (results: [CommandResult], tip: ChainTip) {
+    ) throws(StoreError) -> (results: [CommandResult], tip: ChainTip, events: [RecordedEvent]) {
         var tip = start
         var versions: [String: Int64] = [:]  // streams touched in this call
         var results: [CommandResult] = []
         results.reserveCapacity(commands.count)
+        var written: [RecordedEvent] = []
 
         for command in commands {
             if let earlier = try backend.journalEntry(commandId: command.commandId) {
@@ -71,11 +72,12 @@ package enum AppendPlanner {
                             metadata: metadata, prevHash: tip.hashHex, hash: "")
                         let hash = HashChain.hash(previous: tip.hash, canonicalEvent: unhashed.canonicalBody)
                         let hashHex = Hex.encode(hash)
-                        try backend.insert(
-                            RecordedEvent(
-                                position: position, stream: stream, version: version, type: event.type,
-                                schemaVersion: event.schemaVersion, recordedAt: recordedAt, data: event.data,
-                                metadata: metadata, prevHash: tip.hashHex, hash: hashHex))
+                        let recorded = RecordedEvent(
+                            position: position, stream: stream, version: version, type: event.type,
+                            schemaVersion: event.schemaVersion, recordedAt: recordedAt, data: event.data,
+                            metadata: metadata, prevHash: tip.hashHex, hash: hashHex)
+                        try backend.insert(recorded)
+                        written.append(recorded)
                         versions[stream] = version
                         tip = ChainTip(position: position, hash: hash, hashHex: hashHex)
                         appended.append(AppendedEvent(position: position, stream: stream, version: version, type: event.type))
@@ -90,7 +92,7 @@ package enum AppendPlanner {
                     head: tip.position))
             results.append(.recorded(outcome))
         }
-        return (results, tip)
+        return (results, tip, written)
     }
 
     /// The first unmet expectation, in stream-name order so the answer is deterministic.

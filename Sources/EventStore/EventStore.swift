@@ -16,6 +16,11 @@ public protocol EventStore: Sendable {
     /// Returns one result per command, in order. Throws only when nothing was written.
     func append(_ commands: [CommandWrite]) throws(StoreError) -> [CommandResult]
 
+    /// Appends like `append`, and also returns the events written, in position order, exactly
+    /// as stored: what the command service publishes, without reading back what it just wrote.
+    func appendReturningEvents(_ commands: [CommandWrite]) throws(StoreError)
+        -> (results: [CommandResult], events: [RecordedEvent])
+
     /// The last committed position; 0 for an empty store.
     func head() throws(StoreError) -> Int64
 
@@ -36,6 +41,17 @@ public protocol EventStore: Sendable {
 }
 
 extension EventStore {
+    /// For a store that cannot do better: append, then read the new events back.
+    public func appendReturningEvents(_ commands: [CommandWrite]) throws(StoreError)
+        -> (results: [CommandResult], events: [RecordedEvent])
+    {
+        let before = try head()
+        let results = try append(commands)
+        var appended = 0
+        for case .recorded(.accepted(let events)) in results { appended += events.count }
+        return (results, appended == 0 ? [] : try events(after: before, limit: appended))
+    }
+
     public func append(_ command: CommandWrite) throws(StoreError) -> CommandResult {
         try append([command])[0]
     }

@@ -176,10 +176,16 @@ public final class SQLiteEventStore: EventStore {
     // MARK: - Appending
 
     public func append(_ commands: [CommandWrite]) throws(StoreError) -> [CommandResult] {
+        try appendReturningEvents(commands).results
+    }
+
+    public func appendReturningEvents(_ commands: [CommandWrite]) throws(StoreError)
+        -> (results: [CommandResult], events: [RecordedEvent])
+    {
         guard !isReadOnly else { throw StoreError(.readOnly, "\(path) was opened read-only") }
-        guard !commands.isEmpty else { return [] }
+        guard !commands.isEmpty else { return ([], []) }
         let recordedAt = clock.now().description
-        return try state.withLock { (state) throws(StoreError) -> [CommandResult] in
+        return try state.withLock { (state) throws(StoreError) -> (results: [CommandResult], events: [RecordedEvent]) in
             let c = state.connection
             do throws(SQLiteError) {
                 try c.execute("BEGIN IMMEDIATE")
@@ -188,14 +194,15 @@ public final class SQLiteEventStore: EventStore {
             }
             var backend = SQLiteBackend(connection: c)
             do throws(StoreError) {
-                let (results, tip) = try AppendPlanner.append(commands, to: &backend, tip: state.tip, recordedAt: recordedAt)
+                let (results, tip, events) = try AppendPlanner.append(
+                    commands, to: &backend, tip: state.tip, recordedAt: recordedAt)
                 do throws(SQLiteError) {
                     try c.execute("COMMIT")
                 } catch {
                     throw StoreError(error, while: "committing")
                 }
                 state.tip = tip
-                return results
+                return (results, events)
             } catch {
                 if !c.isAutocommit { try? c.execute("ROLLBACK") }
                 throw error

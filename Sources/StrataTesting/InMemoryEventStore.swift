@@ -31,13 +31,20 @@ public final class InMemoryEventStore: EventStore {
     }
 
     public func append(_ commands: [CommandWrite]) throws(StoreError) -> [CommandResult] {
+        try appendReturningEvents(commands).results
+    }
+
+    public func appendReturningEvents(_ commands: [CommandWrite]) throws(StoreError)
+        -> (results: [CommandResult], events: [RecordedEvent])
+    {
         let recordedAt = clock.now().description
-        return try state.withLock { (storage) throws(StoreError) -> [CommandResult] in
+        return try state.withLock { (storage) throws(StoreError) -> (results: [CommandResult], events: [RecordedEvent]) in
             // Appends in place, without a copy of the history per call. All or nothing still
             // holds: this backend never fails, and the planner throws only what a backend throws.
-            let (results, tip) = try AppendPlanner.append(commands, to: &storage, tip: storage.tip, recordedAt: recordedAt)
+            let (results, tip, events) = try AppendPlanner.append(
+                commands, to: &storage, tip: storage.tip, recordedAt: recordedAt)
             storage.tip = tip
-            return results
+            return (results, events)
         }
     }
 

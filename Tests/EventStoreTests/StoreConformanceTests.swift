@@ -26,6 +26,30 @@ struct StoreConformanceTests {
         #expect(try allEvents(store).map(\.position) == [1, 2, 3, 4])
     }
 
+    /// What the command service publishes: the events of one group commit as stored, in
+    /// position order, and none of a refused command, a conflict, a retry or a reused id.
+    @Test(arguments: StoreKind.allCases)
+    func appendReturningEventsReturnsExactlyWhatWasStored(_ kind: StoreKind) throws {
+        let store = try kind.make()
+        _ = try store.append(command("seed", [event("loan-L1")]))
+        let (results, returned) = try store.appendReturningEvents([
+            try command("a", [event("loan-L1"), event("agent-A1", "Other", ["k": "v"])]),
+            try refusal("b", StrataError(.rejected, reason: "NO", "refused")),
+            try command("c", [event("loan-L9")], expect: [stream("loan-L9"): .exactly(4)]),
+            try command("seed", [event("loan-L1")]),
+            try command("d", [event("invoice-I1")]),
+        ])
+        #expect(results.count == 5)
+        #expect(returned.map(\.position) == [2, 3, 4])
+        #expect(returned == (try store.events(after: 1, limit: 100)))
+        let (nothing, none) = try store.appendReturningEvents([try command("d", [event("invoice-I1")])])
+        guard case .duplicate = nothing[0] else {
+            Issue.record("expected a duplicate, got \(nothing[0])")
+            return
+        }
+        #expect(none.isEmpty)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func everyEventIsChainedAndVerifies(_ kind: StoreKind) throws {
         let store = try kind.make()
