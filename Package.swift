@@ -84,7 +84,7 @@ let package = Package(
 
         .testTarget(name: "StrataCoreTests", dependencies: ["StrataCore", "StrataTesting"], swiftSettings: strict),
         .testTarget(
-            name: "EventsTests", dependencies: ["Events", "StrataCore"], swiftSettings: strict),
+            name: "EventsTests", dependencies: ["Events", "StrataCore", "StrataTesting"], swiftSettings: strict),
         .testTarget(
             name: "CommandServiceTests",
             dependencies: ["CommandService", "Bus", "Domain", "EventStore", "Events", "StrataCore", "StrataTesting"],

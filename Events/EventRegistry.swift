@@ -171,6 +171,10 @@ public enum EventRegistry {
         guard (1...entry.schemaVersion).contains(schemaVersion) else {
             throw .unsupportedSchemaVersion(type: type, version: schemaVersion)
         }
+        // Stored data of the current version is canonical: most of it reads without a parse tree.
+        if schemaVersion == entry.schemaVersion, let event = CanonicalEventDecoder.decode(type: type, data: data) {
+            return event
+        }
         let value: JSONValue
         do {
             value = try JSONParser.parse(data)

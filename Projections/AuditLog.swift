@@ -42,12 +42,8 @@ public struct AuditLog: Projection {
 
     public func apply(_ event: ProjectedEvent, to tables: any ProjectionTables) throws {
         let category = event.stream.firstIndex(of: "-").map { String(event.stream[..<$0]) } ?? event.stream
-        try tables.execute(
-            """
-            INSERT INTO audit_log (position, recorded_at, actor, action, entity, entity_type, event_type, summary,
-                command_id, correlation_id, hash)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
+        try tables.run(
+            Self.insert,
             [
                 .integer(event.position), .text(event.recordedAt.description), .text(event.metadata.actor),
                 .text(AuditLog.action(of: event.event)), .text(event.stream), .text(category),
@@ -55,6 +51,13 @@ public struct AuditLog: Projection {
                 .text(event.metadata.commandId), .text(event.metadata.correlationId), .text(event.hash),
             ])
     }
+
+    private static let insert = ProjectionStatement(
+        """
+        INSERT INTO audit_log (position, recorded_at, actor, action, entity, entity_type, event_type, summary,
+            command_id, correlation_id, hash)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """)
 
     /// The audit action of an event: the lending app's transaction types, and a name in
     /// the same style for every other event type.

@@ -69,6 +69,12 @@ public protocol ProjectionTables {
     func execute(_ sql: String, _ values: [ProjectionValue]) throws
     /// Runs a query with bound values and returns its rows.
     func query(_ sql: String, _ values: [ProjectionValue]) throws -> [[ProjectionValue]]
+    /// Runs a declared statement with bound values; returns how many rows it inserted,
+    /// updated or deleted (an upsert counts one either way).
+    @discardableResult
+    func run(_ statement: ProjectionStatement, _ values: [ProjectionValue]) throws -> Int
+    /// Runs a declared query (or a statement with `RETURNING`) and returns its rows.
+    func rows(_ statement: ProjectionStatement, _ values: [ProjectionValue]) throws -> [[ProjectionValue]]
 }
 
 extension ProjectionValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByNilLiteral {

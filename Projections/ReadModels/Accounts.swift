@@ -60,61 +60,40 @@ public struct Accounts: Projection {
     public func apply(_ event: ProjectedEvent, to tables: any ProjectionTables) throws {
         switch event.event {
         case .accountOpened(let e):
-            try tables.execute(
-                """
-                INSERT INTO accounts (account_id, name, phone, email, alternate_phone, address, assigned_agent_id,
-                  status, opened_by, opened_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+            try tables.run(
+                Self.insert,
                 [
                     .text(e.accountId), .text(e.name.value), .text(e.phone.value), .text(e.email?.value),
                     .text(e.alternatePhone?.value), .text(e.address.value), .text(e.assignedAgentId),
                     .text(e.status.rawValue), .text(e.openedBy), .text(event.recordedAt.description),
                 ])
         case .accountUpdated(let e):
-            _ = try tables.updateRequiringRow(
-                """
-                UPDATE accounts SET name = coalesce(?, name), phone = coalesce(?, phone), email = coalesce(?, email),
-                  alternate_phone = coalesce(?, alternate_phone), address = coalesce(?, address),
-                  assigned_agent_id = coalesce(?, assigned_agent_id)
-                WHERE account_id = ? RETURNING account_id
-                """,
+            try tables.update(
+                Self.updateDetails,
                 [
                     .text(e.name?.value), .text(e.phone?.value), .text(e.email?.value), .text(e.alternatePhone?.value),
                     .text(e.address?.value), .text(e.assignedAgentId), .text(e.accountId),
                 ],
                 else: "AccountUpdated for account \(e.accountId), which has no accounts row")
         case .accountStatusChanged(let e):
-            _ = try tables.updateRequiringRow(
-                """
-                UPDATE accounts SET status = ?, status_reason = ?, status_changed_by = ?, status_changed_at = ?
-                WHERE account_id = ? RETURNING account_id
-                """,
+            try tables.update(
+                Self.changeStatus,
                 [
                     .text(e.status.rawValue), .text(e.reason), .text(e.changedBy), .text(event.recordedAt.description),
                     .text(e.accountId),
                 ],
                 else: "AccountStatusChanged for account \(e.accountId), which has no accounts row")
         case .loanRequested(let e):
-            _ = try tables.updateRequiringRow(
-                "UPDATE accounts SET loans_count = loans_count + 1 WHERE account_id = ? RETURNING account_id",
-                [.text(e.accountId)],
+            try tables.update(
+                Self.countLoan, [.text(e.accountId)],
                 else: "LoanRequested for loan \(e.loanId) on account \(e.accountId), which has no accounts row")
-            try tables.execute(
-                "INSERT INTO account_loans (loan_id, account_id) VALUES (?, ?)", [.text(e.loanId), .text(e.accountId)])
+            try tables.run(Self.insertLoan, [.text(e.loanId), .text(e.accountId)])
         case .loanApproved(let e):
             try changeActiveLoans(by: 1, loanId: e.loanId, event: "LoanApproved", in: tables)
         case .loanClosed(let e):
             try changeActiveLoans(by: -1, loanId: e.loanId, event: "LoanClosed", in: tables)
         case .personalDataErased(let e) where e.kind == .account:
-            try tables.execute(
-                """
-                UPDATE accounts SET name = '[erased]', phone = '[erased]', address = '[erased]',
-                  email = CASE WHEN email IS NOT NULL THEN '[erased]' END,
-                  alternate_phone = CASE WHEN alternate_phone IS NOT NULL THEN '[erased]' END
-                WHERE account_id = ?
-                """,
-                [.text(e.subjectId)])
+            try tables.run(Self.erase, [.text(e.subjectId)])
         default:
             break
         }
@@ -123,12 +102,43 @@ public struct Accounts: Projection {
     private func changeActiveLoans(
         by delta: Int64, loanId: String, event: String, in tables: any ProjectionTables
     ) throws {
-        _ = try tables.updateRequiringRow(
-            """
-            UPDATE accounts SET active_loans = active_loans + ?
-            WHERE account_id = (SELECT account_id FROM account_loans WHERE loan_id = ?) RETURNING account_id
-            """,
-            [.integer(delta), .text(loanId)],
+        try tables.update(
+            Self.changeActive, [.integer(delta), .text(loanId)],
             else: "\(event) for loan \(loanId), whose request this read model has not seen")
     }
+
+    private static let insert = ProjectionStatement(
+        """
+        INSERT INTO accounts (account_id, name, phone, email, alternate_phone, address, assigned_agent_id,
+          status, opened_by, opened_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """)
+    private static let updateDetails = ProjectionStatement(
+        """
+        UPDATE accounts SET name = coalesce(?, name), phone = coalesce(?, phone), email = coalesce(?, email),
+          alternate_phone = coalesce(?, alternate_phone), address = coalesce(?, address),
+          assigned_agent_id = coalesce(?, assigned_agent_id)
+        WHERE account_id = ?
+        """)
+    private static let changeStatus = ProjectionStatement(
+        """
+        UPDATE accounts SET status = ?, status_reason = ?, status_changed_by = ?, status_changed_at = ?
+        WHERE account_id = ?
+        """)
+    private static let countLoan = ProjectionStatement(
+        "UPDATE accounts SET loans_count = loans_count + 1 WHERE account_id = ?")
+    private static let insertLoan = ProjectionStatement(
+        "INSERT INTO account_loans (loan_id, account_id) VALUES (?, ?)")
+    private static let changeActive = ProjectionStatement(
+        """
+        UPDATE accounts SET active_loans = active_loans + ?
+        WHERE account_id = (SELECT account_id FROM account_loans WHERE loan_id = ?)
+        """)
+    private static let erase = ProjectionStatement(
+        """
+        UPDATE accounts SET name = '[erased]', phone = '[erased]', address = '[erased]',
+          email = CASE WHEN email IS NOT NULL THEN '[erased]' END,
+          alternate_phone = CASE WHEN alternate_phone IS NOT NULL THEN '[erased]' END
+        WHERE account_id = ?
+        """)
 }

@@ -101,9 +101,7 @@ public struct AgentEarnings: Projection {
         case .agentApproved(let e):
             try add(Change(), to: e.agentId, in: tables)
         case .loanRequested(let e):
-            try tables.execute(
-                "INSERT INTO agent_loans (loan_id, agent_id, principal_cents) VALUES (?, ?, ?)",
-                [.text(e.loanId), .text(e.agentId), .integer(e.principalCents)])
+            try tables.run(Self.insertLoan, [.text(e.loanId), .text(e.agentId), .integer(e.principalCents)])
             try add(Change(loans: 1), to: e.agentId, in: tables)
         case .loanApproved(let e):
             let loan = try agentLoan(e.loanId, event: "LoanApproved", in: tables)
@@ -114,11 +112,8 @@ public struct AgentEarnings: Projection {
         case .commissionEarned(let e):
             try add(Change(earned: e.commissionCents, commissions: 1), to: e.agentId, in: tables)
         case .cashoutRequested(let e):
-            try tables.execute(
-                """
-                INSERT INTO cashouts (cashout_id, agent_id, amount_cents, status, requested_by, requested_at)
-                VALUES (?, ?, ?, 'PENDING', ?, ?)
-                """,
+            try tables.run(
+                Self.insertCashout,
                 [
                     .text(e.cashoutId), .text(e.agentId), .integer(e.amountCents), .text(e.requestedBy),
                     .text(event.recordedAt.description),
@@ -133,12 +128,8 @@ public struct AgentEarnings: Projection {
                 e.cashoutId, status: "REJECTED", by: e.rejectedBy, reason: e.reason, event: event, in: tables)
             try add(Change(pending: -amount), to: agentId, in: tables)
         case .commissionRateChanged(let e):
-            try tables.execute(
-                """
-                INSERT INTO commission_rates (agent_id, rate_bp, changed_by, changed_at) VALUES (?, ?, ?, ?)
-                ON CONFLICT (agent_id) DO UPDATE SET rate_bp = excluded.rate_bp, changed_by = excluded.changed_by,
-                  changed_at = excluded.changed_at
-                """,
+            try tables.run(
+                Self.setRate,
                 [.text(e.agentId ?? "*"), .int(e.rateBp), .text(e.changedBy), .text(event.recordedAt.description)])
         default:
             break
@@ -146,23 +137,8 @@ public struct AgentEarnings: Projection {
     }
 
     private func add(_ change: Change, to agentId: String, in tables: any ProjectionTables) throws {
-        try tables.execute(
-            """
-            INSERT INTO agent_earnings (agent_id, earned_cents, pending_cents, cashed_out_cents, collectible_cents,
-              commissions_count, loans_count, loans_released, loans_released_cents, collected_cents, payments_count)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (agent_id) DO UPDATE SET
-              earned_cents = earned_cents + excluded.earned_cents,
-              pending_cents = pending_cents + excluded.pending_cents,
-              cashed_out_cents = cashed_out_cents + excluded.cashed_out_cents,
-              collectible_cents = collectible_cents + excluded.collectible_cents,
-              commissions_count = commissions_count + excluded.commissions_count,
-              loans_count = loans_count + excluded.loans_count,
-              loans_released = loans_released + excluded.loans_released,
-              loans_released_cents = loans_released_cents + excluded.loans_released_cents,
-              collected_cents = collected_cents + excluded.collected_cents,
-              payments_count = payments_count + excluded.payments_count
-            """,
+        try tables.run(
+            Self.accumulate,
             [
                 .text(agentId), .integer(change.earned), .integer(change.pending), .integer(change.cashedOut),
                 .integer(change.earned - change.cashedOut - change.pending), .integer(change.commissions),
@@ -174,8 +150,7 @@ public struct AgentEarnings: Projection {
     private func agentLoan(
         _ loanId: String, event: String, in tables: any ProjectionTables
     ) throws -> (agentId: String, principalCents: Int64) {
-        let rows = try tables.query(
-            "SELECT agent_id, principal_cents FROM agent_loans WHERE loan_id = ?", [.text(loanId)])
+        let rows = try tables.rows(Self.selectLoan, [.text(loanId)])
         guard let row = rows.first, let agentId = row[0].textOrNil else {
             throw ProjectionInconsistency("\(event) for loan \(loanId), whose request this read model has not seen")
         }
@@ -188,12 +163,47 @@ public struct AgentEarnings: Projection {
         in tables: any ProjectionTables
     ) throws -> (agentId: String, amountCents: Int64) {
         let row = try tables.updateRequiringRow(
-            """
-            UPDATE cashouts SET status = ?, decided_by = ?, decided_at = ?, reason = ?
-            WHERE cashout_id = ? AND status = 'PENDING' RETURNING agent_id, amount_cents
-            """,
+            Self.decide,
             [.text(status), .text(admin), .text(event.recordedAt.description), .text(reason), .text(cashoutId)],
             else: "\(event.event.eventType) for cash-out \(cashoutId), which is not a pending cash-out here")
         return (row[0].textOrNil ?? "", row[1].integerOrZero)
     }
+
+    private static let insertLoan = ProjectionStatement(
+        "INSERT INTO agent_loans (loan_id, agent_id, principal_cents) VALUES (?, ?, ?)")
+    private static let selectLoan = ProjectionStatement(
+        "SELECT agent_id, principal_cents FROM agent_loans WHERE loan_id = ?")
+    private static let insertCashout = ProjectionStatement(
+        """
+        INSERT INTO cashouts (cashout_id, agent_id, amount_cents, status, requested_by, requested_at)
+        VALUES (?, ?, ?, 'PENDING', ?, ?)
+        """)
+    private static let setRate = ProjectionStatement(
+        """
+        INSERT INTO commission_rates (agent_id, rate_bp, changed_by, changed_at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (agent_id) DO UPDATE SET rate_bp = excluded.rate_bp, changed_by = excluded.changed_by,
+          changed_at = excluded.changed_at
+        """)
+    private static let accumulate = ProjectionStatement(
+        """
+        INSERT INTO agent_earnings (agent_id, earned_cents, pending_cents, cashed_out_cents, collectible_cents,
+          commissions_count, loans_count, loans_released, loans_released_cents, collected_cents, payments_count)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (agent_id) DO UPDATE SET
+          earned_cents = earned_cents + excluded.earned_cents,
+          pending_cents = pending_cents + excluded.pending_cents,
+          cashed_out_cents = cashed_out_cents + excluded.cashed_out_cents,
+          collectible_cents = collectible_cents + excluded.collectible_cents,
+          commissions_count = commissions_count + excluded.commissions_count,
+          loans_count = loans_count + excluded.loans_count,
+          loans_released = loans_released + excluded.loans_released,
+          loans_released_cents = loans_released_cents + excluded.loans_released_cents,
+          collected_cents = collected_cents + excluded.collected_cents,
+          payments_count = payments_count + excluded.payments_count
+        """)
+    private static let decide = ProjectionStatement(
+        """
+        UPDATE cashouts SET status = ?, decided_by = ?, decided_at = ?, reason = ?
+        WHERE cashout_id = ? AND status = 'PENDING' RETURNING agent_id, amount_cents
+        """)
 }

@@ -103,44 +103,30 @@ public struct Invoices: Projection {
         case .invoiceCreated(let e):
             try created(e, at: event.recordedAt, tables)
         case .invoicePaymentRecorded(let e):
-            let updated = try tables.query(
-                """
-                UPDATE invoices SET paid_cents = ?, balance_cents = ?, status = ? WHERE invoice_id = ?
-                RETURNING invoice_id
-                """,
+            let updated = try tables.run(
+                Self.pay,
                 [.integer(e.paidTotalCents), .integer(e.balanceCents), .text(e.status.rawValue), .text(e.invoiceId)])
-            guard !updated.isEmpty else { throw UnknownInvoice(invoiceId: e.invoiceId, event: "a payment") }
-            try tables.execute(
-                """
-                INSERT INTO invoice_payments (payment_id, invoice_id, paid_on, amount_cents, method, recorded_by,
-                    paid_total_cents, balance_cents, recorded_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+            guard updated > 0 else { throw UnknownInvoice(invoiceId: e.invoiceId, event: "a payment") }
+            try tables.run(
+                Self.insertPayment,
                 [
                     .text(e.paymentId), .text(e.invoiceId), .text(e.paidOn.description), .integer(e.amountCents),
                     .text(e.method.rawValue), .text(e.recordedBy), .integer(e.paidTotalCents), .integer(e.balanceCents),
                     .text(event.recordedAt.description),
                 ])
         case .invoicePaid(let e):
-            let updated = try tables.query(
-                """
-                UPDATE invoices SET paid_on = ?, paid_cents = ?, balance_cents = total_cents - ?, status = 'PAID'
-                WHERE invoice_id = ? RETURNING invoice_id
-                """,
+            let updated = try tables.run(
+                Self.settle,
                 [
                     .text(e.paidOn.description), .integer(e.paidTotalCents), .integer(e.paidTotalCents),
                     .text(e.invoiceId),
                 ])
-            guard !updated.isEmpty else { throw UnknownInvoice(invoiceId: e.invoiceId, event: "InvoicePaid") }
+            guard updated > 0 else { throw UnknownInvoice(invoiceId: e.invoiceId, event: "InvoicePaid") }
         case .invoiceCancelled(let e):
-            let updated = try tables.query(
-                """
-                UPDATE invoices SET status = 'CANCELLED', balance_cents = 0, cancelled_reason = ?, cancelled_by = ?,
-                    cancelled_at = ?
-                WHERE invoice_id = ? RETURNING invoice_id
-                """,
+            let updated = try tables.run(
+                Self.cancel,
                 [.text(e.reason), .text(e.cancelledBy), .text(event.recordedAt.description), .text(e.invoiceId)])
-            guard !updated.isEmpty else { throw UnknownInvoice(invoiceId: e.invoiceId, event: "a cancellation") }
+            guard updated > 0 else { throw UnknownInvoice(invoiceId: e.invoiceId, event: "a cancellation") }
         default:
             return
         }
@@ -148,14 +134,8 @@ public struct Invoices: Projection {
 
     private func created(_ e: InvoiceCreated, at recordedAt: Timestamp, _ tables: any ProjectionTables) throws {
         let t = e.totals
-        try tables.execute(
-            """
-            INSERT INTO invoices (invoice_id, invoice_number, series, party_id, customer_name, customer_tax_id,
-                customer_state_code, seller_state_code, issue_date, due_date, subtotal_cents, discount_cents,
-                taxable_cents, tax_cents, cgst_cents, sgst_cents, igst_cents, total_cents, paid_cents, balance_cents,
-                status, created_by, created_at, notes)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 'ISSUED', ?, ?, ?)
-            """,
+        try tables.run(
+            Self.insert,
             [
                 .text(e.invoiceId), .text(e.invoiceNumber), .text(e.series), .text(e.customer.partyId),
                 .text(e.customer.name.value), .text(e.customer.taxId?.value), .text(e.customer.stateCode),
@@ -165,13 +145,8 @@ public struct Invoices: Projection {
                 .integer(t.totalCents), .text(e.createdBy), .text(recordedAt.description), .text(e.notes),
             ])
         for (index, line) in e.lines.enumerated() {
-            try tables.execute(
-                """
-                INSERT INTO invoice_lines (invoice_id, line_number, description, quantity_milli, unit_price_cents,
-                    tax_rate_bp, discount_bp, amount_cents, discount_cents, taxable_cents, tax_cents, cgst_cents,
-                    sgst_cents, igst_cents)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+            try tables.run(
+                Self.insertLine,
                 [
                     .text(e.invoiceId), .int(index + 1), .text(line.description), .integer(line.quantityMilli),
                     .integer(line.unitPriceCents), .int(line.taxRateBp), .integer(line.discountBp.map(Int64.init)),
@@ -181,4 +156,39 @@ public struct Invoices: Projection {
                 ])
         }
     }
+
+    private static let pay = ProjectionStatement(
+        "UPDATE invoices SET paid_cents = ?, balance_cents = ?, status = ? WHERE invoice_id = ?")
+    private static let insertPayment = ProjectionStatement(
+        """
+        INSERT INTO invoice_payments (payment_id, invoice_id, paid_on, amount_cents, method, recorded_by,
+            paid_total_cents, balance_cents, recorded_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """)
+    private static let settle = ProjectionStatement(
+        """
+        UPDATE invoices SET paid_on = ?, paid_cents = ?, balance_cents = total_cents - ?, status = 'PAID'
+        WHERE invoice_id = ?
+        """)
+    private static let cancel = ProjectionStatement(
+        """
+        UPDATE invoices SET status = 'CANCELLED', balance_cents = 0, cancelled_reason = ?, cancelled_by = ?,
+            cancelled_at = ?
+        WHERE invoice_id = ?
+        """)
+    private static let insert = ProjectionStatement(
+        """
+        INSERT INTO invoices (invoice_id, invoice_number, series, party_id, customer_name, customer_tax_id,
+            customer_state_code, seller_state_code, issue_date, due_date, subtotal_cents, discount_cents,
+            taxable_cents, tax_cents, cgst_cents, sgst_cents, igst_cents, total_cents, paid_cents, balance_cents,
+            status, created_by, created_at, notes)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 'ISSUED', ?, ?, ?)
+        """)
+    private static let insertLine = ProjectionStatement(
+        """
+        INSERT INTO invoice_lines (invoice_id, line_number, description, quantity_milli, unit_price_cents,
+            tax_rate_bp, discount_bp, amount_cents, discount_cents, taxable_cents, tax_cents, cgst_cents,
+            sgst_cents, igst_cents)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """)
 }

@@ -51,12 +51,8 @@ public struct LoanInstallments: Projection {
             for entry in e.schedule {
                 // An installment of nothing (a tiny FLAT loan's) is settled from the start.
                 let settled = entry.totalCents == 0
-                try tables.execute(
-                    """
-                    INSERT INTO loan_installments (loan_id, number, due_date, principal_cents, interest_cents,
-                      total_cents, remaining_balance_cents, status, paid_on)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
+                try tables.run(
+                    Self.insert,
                     [
                         .text(e.loanId), .int(entry.number), .text(entry.dueDate.description),
                         .integer(entry.principalCents), .integer(entry.interestCents), .integer(entry.totalCents),
@@ -66,33 +62,46 @@ public struct LoanInstallments: Projection {
             }
         case .paymentReceived(let e):
             for part in e.perInstallment {
-                let row = try tables.updateRequiringRow(
-                    """
-                    UPDATE loan_installments SET penalty_accrued_cents = penalty_accrued_cents + ?,
-                      penalty_paid_cents = penalty_paid_cents + ?, interest_paid_cents = interest_paid_cents + ?,
-                      principal_paid_cents = principal_paid_cents + ?
-                    WHERE loan_id = ? AND number = ?
-                    RETURNING principal_cents - principal_paid_cents + interest_cents - interest_paid_cents
-                        + penalty_accrued_cents - penalty_paid_cents,
-                      principal_paid_cents + interest_paid_cents + penalty_paid_cents
-                    """,
+                try tables.update(
+                    Self.pay,
                     [
                         .integer(part.penaltyAccruedCents), .integer(part.penaltyCents), .integer(part.interestCents),
-                        .integer(part.principalCents), .text(e.loanId), .int(part.number),
+                        .integer(part.principalCents), .text(e.paidOn.description), .text(e.loanId),
+                        .int(part.number),
                     ],
                     else: "PaymentReceived \(e.paymentId) touches installment \(part.number) of loan \(e.loanId), "
                         + "which has no loan_installments row")
-                let (owed, paid) = (row[0].integerOrZero, row[1].integerOrZero)
-                let status = owed <= 0 ? "PAID" : paid > 0 ? "PARTIAL" : "UNPAID"
-                try tables.execute(
-                    "UPDATE loan_installments SET status = ?, paid_on = ? WHERE loan_id = ? AND number = ?",
-                    [
-                        .text(status), .text(owed <= 0 ? e.paidOn.description : nil), .text(e.loanId),
-                        .int(part.number),
-                    ])
             }
         default:
             break
         }
     }
+
+    private static let insert = ProjectionStatement(
+        """
+        INSERT INTO loan_installments (loan_id, number, due_date, principal_cents, interest_cents,
+          total_cents, remaining_balance_cents, status, paid_on)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """)
+
+    /// What is owed on the installment once ?1 penalty accrued and ?2 penalty, ?3 interest
+    /// and ?4 principal are paid (SET expressions read the row as it was).
+    private static let owedAfter = """
+        principal_cents - (principal_paid_cents + ?4) + interest_cents - (interest_paid_cents + ?3)
+          + (penalty_accrued_cents + ?1) - (penalty_paid_cents + ?2)
+        """
+    /// What has been paid on it then.
+    private static let paidAfter = "principal_paid_cents + ?4 + interest_paid_cents + ?3 + penalty_paid_cents + ?2"
+
+    /// One part of a payment: the amounts, then the status they leave (PAID once nothing
+    /// is owed, with the payment's date ?5; PARTIAL once anything is paid; UNPAID before).
+    private static let pay = ProjectionStatement(
+        """
+        UPDATE loan_installments SET penalty_accrued_cents = penalty_accrued_cents + ?1,
+          penalty_paid_cents = penalty_paid_cents + ?2, interest_paid_cents = interest_paid_cents + ?3,
+          principal_paid_cents = principal_paid_cents + ?4,
+          status = CASE WHEN \(owedAfter) <= 0 THEN 'PAID' WHEN \(paidAfter) > 0 THEN 'PARTIAL' ELSE 'UNPAID' END,
+          paid_on = CASE WHEN \(owedAfter) <= 0 THEN ?5 END
+        WHERE loan_id = ?6 AND number = ?7
+        """)
 }

@@ -60,13 +60,8 @@ public struct LoanPayments: Projection {
 
     public func apply(_ event: ProjectedEvent, to tables: any ProjectionTables) throws {
         guard case .paymentReceived(let e) = event.event else { return }
-        try tables.execute(
-            """
-            INSERT INTO loan_payments (loan_id, payment_id, position, paid_on, amount_cents, method, type,
-              penalty_cents, interest_cents, principal_cents, outstanding_after_cents, received_by, external_ref,
-              notes, recorded_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
+        try tables.run(
+            Self.insert,
             [
                 .text(e.loanId), .text(e.paymentId), .integer(event.position), .text(e.paidOn.description),
                 .integer(e.amountCents), .text(e.method.rawValue), .text(e.type.rawValue),
@@ -75,16 +70,26 @@ public struct LoanPayments: Projection {
                 .text(e.externalRef), .text(e.notes), .text(event.recordedAt.description),
             ])
         for part in e.perInstallment {
-            try tables.execute(
-                """
-                INSERT INTO loan_payment_installments (loan_id, payment_id, number, penalty_accrued_cents,
-                  penalty_cents, interest_cents, principal_cents)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
+            try tables.run(
+                Self.insertPart,
                 [
                     .text(e.loanId), .text(e.paymentId), .int(part.number), .integer(part.penaltyAccruedCents),
                     .integer(part.penaltyCents), .integer(part.interestCents), .integer(part.principalCents),
                 ])
         }
     }
+
+    private static let insert = ProjectionStatement(
+        """
+        INSERT INTO loan_payments (loan_id, payment_id, position, paid_on, amount_cents, method, type,
+          penalty_cents, interest_cents, principal_cents, outstanding_after_cents, received_by, external_ref,
+          notes, recorded_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """)
+    private static let insertPart = ProjectionStatement(
+        """
+        INSERT INTO loan_payment_installments (loan_id, payment_id, number, penalty_accrued_cents,
+          penalty_cents, interest_cents, principal_cents)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        """)
 }

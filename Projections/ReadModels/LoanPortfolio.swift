@@ -82,12 +82,8 @@ public struct LoanPortfolio: Projection {
     public func apply(_ event: ProjectedEvent, to tables: any ProjectionTables) throws {
         switch event.event {
         case .loanRequested(let e):
-            try tables.execute(
-                """
-                INSERT INTO loans (loan_id, account_id, agent_id, status, principal_cents, monthly_rate_bp,
-                  tenure_months, frequency, interest_method, requested_on, requested_by, requested_at)
-                VALUES (?, ?, ?, 'PENDING_APPROVAL', ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+            try tables.run(
+                Self.insert,
                 [
                     .text(e.loanId), .text(e.accountId), .text(e.agentId), .integer(e.principalCents),
                     .int(e.monthlyRateBp), .int(e.tenureMonths), .text(e.frequency.rawValue),
@@ -96,40 +92,29 @@ public struct LoanPortfolio: Projection {
                 ])
         case .loanApproved(let e):
             for entry in e.schedule {
-                try tables.execute(
-                    "INSERT INTO loan_open_installments (loan_id, number, due_date, owed_cents) VALUES (?, ?, ?, ?)",
+                try tables.run(
+                    Self.insertOpen,
                     [.text(e.loanId), .int(entry.number), .text(entry.dueDate.description), .integer(entry.totalCents)])
             }
-            try tables.execute(Self.deleteSettled, [.text(e.loanId)])
+            try tables.run(Self.deleteSettled, [.text(e.loanId)])
             let totalDue = e.schedule.reduce(Int64(0)) { $0 + $1.totalCents }
-            _ = try tables.updateRequiringRow(
-                """
-                UPDATE loans SET status = 'ACTIVE', approved_on = ?, approved_by = ?, installments = ?,
-                  total_due_cents = ?, outstanding_cents = ?, next_due_date = (\(Self.nextDueDate))
-                WHERE loan_id = ? RETURNING loan_id
-                """,
+            try tables.update(
+                Self.approve,
                 [
                     .text(e.approvedOn.description), .text(e.approvedBy), .int(e.schedule.count), .integer(totalDue),
                     .integer(totalDue), .text(e.loanId),
                 ],
                 else: "LoanApproved for loan \(e.loanId), which has no loans row")
         case .loanRejected(let e):
-            _ = try tables.updateRequiringRow(
-                """
-                UPDATE loans SET status = 'REJECTED', rejected_by = ?, rejected_reason = ?
-                WHERE loan_id = ? RETURNING loan_id
-                """,
-                [.text(e.rejectedBy), .text(e.reason), .text(e.loanId)],
+            try tables.update(
+                Self.reject, [.text(e.rejectedBy), .text(e.reason), .text(e.loanId)],
                 else: "LoanRejected for loan \(e.loanId), which has no loans row")
         case .paymentReceived(let e):
             var accrued: Int64 = 0
             for part in e.perInstallment {
                 accrued += part.penaltyAccruedCents
-                _ = try tables.updateRequiringRow(
-                    """
-                    UPDATE loan_open_installments SET owed_cents = owed_cents + ? - ?
-                    WHERE loan_id = ? AND number = ? RETURNING owed_cents
-                    """,
+                try tables.update(
+                    Self.payOpen,
                     [
                         .integer(part.penaltyAccruedCents),
                         .integer(part.penaltyCents + part.interestCents + part.principalCents), .text(e.loanId),
@@ -138,17 +123,9 @@ public struct LoanPortfolio: Projection {
                     else: "PaymentReceived \(e.paymentId) touches installment \(part.number) of loan \(e.loanId), "
                         + "which is not an unsettled installment of an approved loan")
             }
-            try tables.execute(Self.deleteSettled, [.text(e.loanId)])
-            _ = try tables.updateRequiringRow(
-                """
-                UPDATE loans SET total_paid_cents = total_paid_cents + ?,
-                  principal_paid_cents = principal_paid_cents + ?, interest_paid_cents = interest_paid_cents + ?,
-                  penalty_paid_cents = penalty_paid_cents + ?,
-                  penalty_accrued_cents = penalty_accrued_cents + ?, outstanding_cents = ?,
-                  payments_count = payments_count + 1, last_paid_on = ?,
-                  next_due_date = (\(Self.nextDueDate))
-                WHERE loan_id = ? RETURNING loan_id
-                """,
+            try tables.run(Self.deleteSettled, [.text(e.loanId)])
+            try tables.update(
+                Self.pay,
                 [
                     .integer(e.amountCents), .integer(e.allocation.principalCents),
                     .integer(e.allocation.interestCents), .integer(e.allocation.penaltyCents), .integer(accrued),
@@ -156,23 +133,51 @@ public struct LoanPortfolio: Projection {
                 ],
                 else: "PaymentReceived \(e.paymentId) for loan \(e.loanId), which has no loans row")
         case .loanClosed(let e):
-            _ = try tables.updateRequiringRow(
-                """
-                UPDATE loans SET status = 'CLOSED', closed_on = ?, next_due_date = NULL
-                WHERE loan_id = ? RETURNING loan_id
-                """,
-                [.text(e.closedOn.description), .text(e.loanId)],
+            try tables.update(
+                Self.close, [.text(e.closedOn.description), .text(e.loanId)],
                 else: "LoanClosed for loan \(e.loanId), which has no loans row")
-            try tables.execute("DELETE FROM loan_open_installments WHERE loan_id = ?", [.text(e.loanId)])
+            try tables.run(Self.deleteOpen, [.text(e.loanId)])
         default:
             break
         }
     }
 
-    /// Forgets the installments of a loan that owe nothing any more.
-    private static let deleteSettled = "DELETE FROM loan_open_installments WHERE loan_id = ? AND owed_cents <= 0"
-
     /// The due date of the loan's oldest installment still owing, inside an `UPDATE loans`.
     private static let nextDueDate =
         "SELECT due_date FROM loan_open_installments WHERE loan_id = loans.loan_id ORDER BY number LIMIT 1"
+
+    private static let insert = ProjectionStatement(
+        """
+        INSERT INTO loans (loan_id, account_id, agent_id, status, principal_cents, monthly_rate_bp,
+          tenure_months, frequency, interest_method, requested_on, requested_by, requested_at)
+        VALUES (?, ?, ?, 'PENDING_APPROVAL', ?, ?, ?, ?, ?, ?, ?, ?)
+        """)
+    private static let insertOpen = ProjectionStatement(
+        "INSERT INTO loan_open_installments (loan_id, number, due_date, owed_cents) VALUES (?, ?, ?, ?)")
+    /// Forgets the installments of a loan that owe nothing any more.
+    private static let deleteSettled = ProjectionStatement(
+        "DELETE FROM loan_open_installments WHERE loan_id = ? AND owed_cents <= 0")
+    private static let approve = ProjectionStatement(
+        """
+        UPDATE loans SET status = 'ACTIVE', approved_on = ?, approved_by = ?, installments = ?,
+          total_due_cents = ?, outstanding_cents = ?, next_due_date = (\(nextDueDate))
+        WHERE loan_id = ?
+        """)
+    private static let reject = ProjectionStatement(
+        "UPDATE loans SET status = 'REJECTED', rejected_by = ?, rejected_reason = ? WHERE loan_id = ?")
+    private static let payOpen = ProjectionStatement(
+        "UPDATE loan_open_installments SET owed_cents = owed_cents + ? - ? WHERE loan_id = ? AND number = ?")
+    private static let pay = ProjectionStatement(
+        """
+        UPDATE loans SET total_paid_cents = total_paid_cents + ?,
+          principal_paid_cents = principal_paid_cents + ?, interest_paid_cents = interest_paid_cents + ?,
+          penalty_paid_cents = penalty_paid_cents + ?,
+          penalty_accrued_cents = penalty_accrued_cents + ?, outstanding_cents = ?,
+          payments_count = payments_count + 1, last_paid_on = ?,
+          next_due_date = (\(nextDueDate))
+        WHERE loan_id = ?
+        """)
+    private static let close = ProjectionStatement(
+        "UPDATE loans SET status = 'CLOSED', closed_on = ?, next_due_date = NULL WHERE loan_id = ?")
+    private static let deleteOpen = ProjectionStatement("DELETE FROM loan_open_installments WHERE loan_id = ?")
 }

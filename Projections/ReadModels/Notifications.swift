@@ -69,9 +69,8 @@ public struct Notifications: Projection {
                 e.assignedAgentId, kind: "ACCOUNT_CREATED", about: e.accountId,
                 "Account \(e.accountId) was opened by \(e.openedBy) and assigned to you.", event: event, in: tables)
         case .loanRequested(let e):
-            try tables.execute(
-                "INSERT INTO notification_loans (loan_id, agent_id, account_id, principal_cents) VALUES (?, ?, ?, ?)",
-                [.text(e.loanId), .text(e.agentId), .text(e.accountId), .integer(e.principalCents)])
+            try tables.run(
+                Self.insertLoan, [.text(e.loanId), .text(e.agentId), .text(e.accountId), .integer(e.principalCents)])
         case .loanApproved(let e):
             let loan = try loan(e.loanId, event: "LoanApproved", in: tables)
             var message = "Loan \(e.loanId) on account \(loan.accountId) was approved by \(e.approvedBy) on "
@@ -113,11 +112,8 @@ public struct Notifications: Projection {
         _ userId: String, kind: String, about entityId: String, _ message: String, event: ProjectedEvent,
         in tables: any ProjectionTables
     ) throws {
-        try tables.execute(
-            """
-            INSERT INTO notifications (user_id, position, kind, entity_id, message, created_at)
-            VALUES (?, ?, ?, ?, ?, ?)
-            """,
+        try tables.run(
+            Self.insert,
             [
                 .text(userId), .integer(event.position), .text(kind), .text(entityId), .text(message),
                 .text(event.recordedAt.description),
@@ -127,11 +123,20 @@ public struct Notifications: Projection {
     private func loan(
         _ loanId: String, event: String, in tables: any ProjectionTables
     ) throws -> (agentId: String, accountId: String, principalCents: Int64) {
-        let rows = try tables.query(
-            "SELECT agent_id, account_id, principal_cents FROM notification_loans WHERE loan_id = ?", [.text(loanId)])
+        let rows = try tables.rows(Self.selectLoan, [.text(loanId)])
         guard let row = rows.first, let agentId = row[0].textOrNil, let accountId = row[1].textOrNil else {
             throw ProjectionInconsistency("\(event) for loan \(loanId), whose request this read model has not seen")
         }
         return (agentId, accountId, row[2].integerOrZero)
     }
+
+    private static let insert = ProjectionStatement(
+        """
+        INSERT INTO notifications (user_id, position, kind, entity_id, message, created_at)
+        VALUES (?, ?, ?, ?, ?, ?)
+        """)
+    private static let insertLoan = ProjectionStatement(
+        "INSERT INTO notification_loans (loan_id, agent_id, account_id, principal_cents) VALUES (?, ?, ?, ?)")
+    private static let selectLoan = ProjectionStatement(
+        "SELECT agent_id, account_id, principal_cents FROM notification_loans WHERE loan_id = ?")
 }

@@ -10,12 +10,20 @@ struct ProjectionInconsistency: Error, CustomStringConvertible {
 }
 
 extension ProjectionTables {
+    /// Runs an `UPDATE` that must touch a row; throws `ProjectionInconsistency(message())`
+    /// when no row matched.
+    func update(
+        _ statement: ProjectionStatement, _ values: [ProjectionValue], else message: @autoclosure () -> String
+    ) throws {
+        guard try run(statement, values) > 0 else { throw ProjectionInconsistency(message()) }
+    }
+
     /// Runs an `UPDATE … RETURNING …` that must touch a row, and returns the first row
     /// returned; throws `ProjectionInconsistency(message())` when no row matched.
     func updateRequiringRow(
-        _ sql: String, _ values: [ProjectionValue], else message: @autoclosure () -> String
+        _ statement: ProjectionStatement, _ values: [ProjectionValue], else message: @autoclosure () -> String
     ) throws -> [ProjectionValue] {
-        guard let row = try query(sql, values).first else { throw ProjectionInconsistency(message()) }
+        guard let row = try rows(statement, values).first else { throw ProjectionInconsistency(message()) }
         return row
     }
 }

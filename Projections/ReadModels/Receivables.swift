@@ -68,66 +68,71 @@ public struct Receivables: Projection {
         switch event.event {
         case .invoiceCreated(let e):
             let total = e.totals.totalCents
-            try tables.execute(
-                """
-                INSERT INTO receivable_invoices (invoice_id, party_id, issue_date, due_date, total_cents, paid_cents,
-                    balance_cents, status)
-                VALUES (?, ?, ?, ?, ?, 0, ?, 'ISSUED')
-                """,
+            try tables.run(
+                Self.insertInvoice,
                 [
                     .text(e.invoiceId), .text(e.customer.partyId), .text(e.issueDate.description),
                     .text(e.dueDate.description), .integer(total), .integer(total),
                 ])
-            try tables.execute(
-                """
-                INSERT INTO customers (party_id, name, invoices_count, invoiced_cents, paid_cents, cancelled_cents,
-                    balance_cents)
-                VALUES (?, ?, 1, ?, 0, 0, ?)
-                ON CONFLICT (party_id) DO UPDATE SET name = excluded.name, invoices_count = invoices_count + 1,
-                    invoiced_cents = invoiced_cents + excluded.invoiced_cents,
-                    balance_cents = balance_cents + excluded.balance_cents
-                """,
+            try tables.run(
+                Self.invoiceCustomer,
                 [.text(e.customer.partyId), .text(e.customer.name.value), .integer(total), .integer(total)])
         case .invoicePaymentRecorded(let e):
-            let invoice = try tables.query(
-                """
-                UPDATE receivable_invoices SET paid_cents = ?, balance_cents = ?, status = ? WHERE invoice_id = ?
-                RETURNING party_id
-                """,
+            let updated = try tables.run(
+                Self.payInvoice,
                 [.integer(e.paidTotalCents), .integer(e.balanceCents), .text(e.status.rawValue), .text(e.invoiceId)])
-            guard let party = invoice.first?.first else {
-                throw UnknownInvoice(invoiceId: e.invoiceId, event: "a payment")
-            }
-            try tables.execute(
-                "INSERT INTO receivable_payments (payment_id, invoice_id, paid_on, amount_cents) VALUES (?, ?, ?, ?)",
+            guard updated > 0 else { throw UnknownInvoice(invoiceId: e.invoiceId, event: "a payment") }
+            try tables.run(
+                Self.insertPayment,
                 [.text(e.paymentId), .text(e.invoiceId), .text(e.paidOn.description), .integer(e.amountCents)])
-            try tables.execute(
-                """
-                UPDATE customers SET paid_cents = paid_cents + ?, balance_cents = balance_cents - ? WHERE party_id = ?
-                """,
-                [.integer(e.amountCents), .integer(e.amountCents), party])
+            try tables.run(Self.payCustomer, [.integer(e.amountCents), .integer(e.amountCents), .text(e.invoiceId)])
         case .invoiceCancelled(let e):
             // Only an invoice nothing was paid on can be cancelled; what it still owed is
             // taken off the customer's balance all the same, so the balance stays exact.
-            let invoice = try tables.query(
-                """
-                UPDATE receivable_invoices SET status = 'CANCELLED', balance_cents = 0 WHERE invoice_id = ?
-                RETURNING party_id, total_cents, total_cents - paid_cents
-                """,
-                [.text(e.invoiceId)])
+            let invoice = try tables.rows(Self.cancelInvoice, [.text(e.invoiceId)])
             guard let row = invoice.first, row.count == 3 else {
                 throw UnknownInvoice(invoiceId: e.invoiceId, event: "a cancellation")
             }
-            try tables.execute(
-                """
-                UPDATE customers SET cancelled_cents = cancelled_cents + ?, balance_cents = balance_cents - ?
-                WHERE party_id = ?
-                """,
-                [row[1], row[2], row[0]])
+            try tables.run(Self.cancelForCustomer, [row[1], row[2], row[0]])
         default:
             return
         }
     }
+
+    private static let insertInvoice = ProjectionStatement(
+        """
+        INSERT INTO receivable_invoices (invoice_id, party_id, issue_date, due_date, total_cents, paid_cents,
+            balance_cents, status)
+        VALUES (?, ?, ?, ?, ?, 0, ?, 'ISSUED')
+        """)
+    private static let invoiceCustomer = ProjectionStatement(
+        """
+        INSERT INTO customers (party_id, name, invoices_count, invoiced_cents, paid_cents, cancelled_cents,
+            balance_cents)
+        VALUES (?, ?, 1, ?, 0, 0, ?)
+        ON CONFLICT (party_id) DO UPDATE SET name = excluded.name, invoices_count = invoices_count + 1,
+            invoiced_cents = invoiced_cents + excluded.invoiced_cents,
+            balance_cents = balance_cents + excluded.balance_cents
+        """)
+    private static let payInvoice = ProjectionStatement(
+        "UPDATE receivable_invoices SET paid_cents = ?, balance_cents = ?, status = ? WHERE invoice_id = ?")
+    private static let insertPayment = ProjectionStatement(
+        "INSERT INTO receivable_payments (payment_id, invoice_id, paid_on, amount_cents) VALUES (?, ?, ?, ?)")
+    private static let payCustomer = ProjectionStatement(
+        """
+        UPDATE customers SET paid_cents = paid_cents + ?, balance_cents = balance_cents - ?
+        WHERE party_id = (SELECT party_id FROM receivable_invoices WHERE invoice_id = ?)
+        """)
+    private static let cancelInvoice = ProjectionStatement(
+        """
+        UPDATE receivable_invoices SET status = 'CANCELLED', balance_cents = 0 WHERE invoice_id = ?
+        RETURNING party_id, total_cents, total_cents - paid_cents
+        """)
+    private static let cancelForCustomer = ProjectionStatement(
+        """
+        UPDATE customers SET cancelled_cents = cancelled_cents + ?, balance_cents = balance_cents - ?
+        WHERE party_id = ?
+        """)
 
     // MARK: - Aging, as of a date
 

@@ -48,56 +48,64 @@ public struct Users: Projection {
     public func apply(_ event: ProjectedEvent, to tables: any ProjectionTables) throws {
         switch event.event {
         case .userRegistered(let e):
-            try tables.execute(
-                """
-                INSERT INTO users (user_id, username, email, role, status, registered_at, registered_by)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
+            try tables.run(
+                Self.insert,
                 [
                     .text(e.userId), .text(e.username), .text(e.email.value), .text(e.role.rawValue),
                     .text(e.status.rawValue), .text(event.recordedAt.description), .text(event.metadata.actor),
                 ])
         case .agentApproved(let e):
-            _ = try tables.updateRequiringRow(
-                """
-                UPDATE users SET status = 'APPROVED', decided_by = ?, decided_at = ?, rejection_reason = NULL
-                WHERE user_id = ? RETURNING user_id
-                """,
-                [.text(e.approvedBy), .text(e.approvedAt.description), .text(e.agentId)],
+            try tables.update(
+                Self.approve, [.text(e.approvedBy), .text(e.approvedAt.description), .text(e.agentId)],
                 else: "AgentApproved for agent \(e.agentId), who has no users row")
         case .agentRejected(let e):
-            _ = try tables.updateRequiringRow(
-                """
-                UPDATE users SET status = 'REJECTED', decided_by = ?, decided_at = ?, rejection_reason = ?
-                WHERE user_id = ? RETURNING user_id
-                """,
+            try tables.update(
+                Self.reject,
                 [.text(e.rejectedBy), .text(event.recordedAt.description), .text(e.reason), .text(e.agentId)],
                 else: "AgentRejected for agent \(e.agentId), who has no users row")
         case .profileUpdated(let e):
-            _ = try tables.updateRequiringRow(
-                """
-                UPDATE users SET full_name = coalesce(?, full_name), phone = coalesce(?, phone),
-                  address = coalesce(?, address), date_of_birth = coalesce(?, date_of_birth)
-                WHERE user_id = ? RETURNING user_id
-                """,
+            try tables.update(
+                Self.updateProfile,
                 [
                     .text(e.fullName?.value), .text(e.phone?.value), .text(e.address?.value),
                     .text(e.dateOfBirth?.value), .text(e.userId),
                 ],
                 else: "ProfileUpdated for user \(e.userId), who has no users row")
         case .personalDataErased(let e) where e.kind == .user:
-            try tables.execute(
-                """
-                UPDATE users SET email = '[erased]',
-                  full_name = CASE WHEN full_name IS NOT NULL THEN '[erased]' END,
-                  phone = CASE WHEN phone IS NOT NULL THEN '[erased]' END,
-                  address = CASE WHEN address IS NOT NULL THEN '[erased]' END,
-                  date_of_birth = CASE WHEN date_of_birth IS NOT NULL THEN '[erased]' END
-                WHERE user_id = ?
-                """,
-                [.text(e.subjectId)])
+            try tables.run(Self.erase, [.text(e.subjectId)])
         default:
             break
         }
     }
+
+    private static let insert = ProjectionStatement(
+        """
+        INSERT INTO users (user_id, username, email, role, status, registered_at, registered_by)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        """)
+    private static let approve = ProjectionStatement(
+        """
+        UPDATE users SET status = 'APPROVED', decided_by = ?, decided_at = ?, rejection_reason = NULL
+        WHERE user_id = ?
+        """)
+    private static let reject = ProjectionStatement(
+        """
+        UPDATE users SET status = 'REJECTED', decided_by = ?, decided_at = ?, rejection_reason = ?
+        WHERE user_id = ?
+        """)
+    private static let updateProfile = ProjectionStatement(
+        """
+        UPDATE users SET full_name = coalesce(?, full_name), phone = coalesce(?, phone),
+          address = coalesce(?, address), date_of_birth = coalesce(?, date_of_birth)
+        WHERE user_id = ?
+        """)
+    private static let erase = ProjectionStatement(
+        """
+        UPDATE users SET email = '[erased]',
+          full_name = CASE WHEN full_name IS NOT NULL THEN '[erased]' END,
+          phone = CASE WHEN phone IS NOT NULL THEN '[erased]' END,
+          address = CASE WHEN address IS NOT NULL THEN '[erased]' END,
+          date_of_birth = CASE WHEN date_of_birth IS NOT NULL THEN '[erased]' END
+        WHERE user_id = ?
+        """)
 }

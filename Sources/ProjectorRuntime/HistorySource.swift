@@ -44,7 +44,7 @@ public struct HistoryError: Error, Sendable, Equatable, CustomStringConvertible 
 
 /// History read straight from the store file: what `rebuild` uses, and a projector
 /// co-located with the store could.
-public struct StoreHistory: HistorySource {
+public struct StoreHistory: HistorySource, Sendable {
     let store: any EventStore
 
     public init(store: any EventStore) {
@@ -120,6 +120,24 @@ public final class BusHistory: HistorySource {
 
     /// Reads `{"events":[…],"head":N,"ok":true}`, or the refusal in its place.
     static func parse(_ reply: [UInt8]) throws(HistoryError) -> HistoryPage {
+        // The service splices stored canonical events into a canonical page: read it in one pass.
+        let canonical = CanonicalJSONReader.read(reply) { r throws(CanonicalJSONReader.GiveUp) in
+            try r.object { r throws(CanonicalJSONReader.GiveUp) -> HistoryPage in
+                guard r.member("events") else { throw CanonicalJSONReader.GiveUp() }
+                let events = try r.array { r throws(CanonicalJSONReader.GiveUp) in
+                    try RecordedEvent(canonical: &r, depth: 3)
+                }
+                let head = try r.integer("head")
+                guard r.member("ok"), try r.bool() else { throw CanonicalJSONReader.GiveUp() }
+                return HistoryPage(events: events, head: head)
+            }
+        }
+        if let canonical { return canonical }
+        return try parseGenerally(reply)
+    }
+
+    /// Reads a page of any layout, or the refusal in its place.
+    static func parseGenerally(_ reply: [UInt8]) throws(HistoryError) -> HistoryPage {
         guard let json = try? JSONParser.parse(reply), case .object(let members) = json else {
             throw HistoryError(.unreadable, "history answered with something that is not a JSON object")
         }

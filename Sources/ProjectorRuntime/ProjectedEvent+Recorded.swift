@@ -22,13 +22,32 @@ extension ProjectedEvent {
             throw UnreadableEvent(description: "recordedAt is not an RFC 3339 UTC timestamp: \(recorded.recordedAt)")
         }
         let metadata: EventMetadata
-        do {
-            metadata = try recorded.decodedMetadata()
-        } catch {
-            throw UnreadableEvent(description: error.description)
+        if let canonical = Self.canonicalMetadata(recorded.metadata) {
+            metadata = canonical
+        } else {
+            do {
+                metadata = try recorded.decodedMetadata()
+            } catch {
+                throw UnreadableEvent(description: error.description)
+            }
         }
         self.init(
             position: recorded.position, stream: recorded.stream, version: recorded.version, recordedAt: recordedAt,
             metadata: metadata, hash: recorded.hash, event: event)
+    }
+
+    /// Metadata as the store writes it (`EventMetadata.canonicalBytes`), read without a
+    /// parse tree; nil for anything else, which `decodedMetadata` then reads and judges.
+    static func canonicalMetadata(_ bytes: [UInt8]) -> EventMetadata? {
+        CanonicalJSONReader.read(bytes) { r throws(CanonicalJSONReader.GiveUp) in
+            try r.object { r throws(CanonicalJSONReader.GiveUp) in
+                let actor = try r.string("actor")
+                let causationId = try r.optionalString("causationId")
+                let commandId = try r.string("commandId")
+                let correlationId = try r.optionalString("correlationId")
+                return EventMetadata(
+                    commandId: commandId, actor: actor, correlationId: correlationId, causationId: causationId)
+            }
+        }
     }
 }

@@ -41,16 +41,18 @@ public final class ProjectionDatabase {
     public private(set) var stop: ProjectionStop?
     /// True when opening found a file of another schema and started it afresh.
     public private(set) var wasReset = false
+    /// A fresh scratch file's plain indexes, created by `finishBuilding()` in one pass over
+    /// the finished tables instead of row by row as events are applied.
+    private var deferredIndexes: [String] = []
 
-    private let routes: [Route]
+    private let routes: [EventPreparer.Route]
     private var skipped: Set<Int64>
     private var connection: SQLiteConnection
+    private let projectionTables: SQLiteProjectionTables
     private let lock: WriterLock
 
-    private struct Route {
-        let projection: any Projection
-        let categories: Set<Substring>?
-    }
+    /// The file's tables as its projections see them (for tests and query helpers).
+    public var tables: any ProjectionTables { projectionTables }
 
     /// Opens (creating if needed) the projection file for writing, holding its lock.
     public init(
@@ -58,7 +60,9 @@ public final class ProjectionDatabase {
     ) throws(ProjectorError) {
         self.path = path
         self.name = name
-        self.routes = projections.map { Route(projection: $0, categories: $0.categories.map { Set($0.map { Substring($0) }) }) }
+        self.routes = projections.map {
+            EventPreparer.Route(projection: $0, categories: $0.categories.map { Set($0.map { Substring($0) }) })
+        }
         self.fingerprint = ProjectionDatabase.fingerprint(of: projections)
         do {
             lock = try WriterLock.acquire(for: path, holder: "strata project \(name)?")
@@ -76,8 +80,11 @@ public final class ProjectionDatabase {
                 }
                 wasReset = true
             }
-            try ProjectionDatabase.install(projections, fingerprint: fingerprint, name: name, in: connection)
+            deferredIndexes = try ProjectionDatabase.install(
+                projections, fingerprint: fingerprint, name: name, in: connection,
+                deferringIndexes: durability == .scratch)
             self.connection = connection
+            projectionTables = SQLiteProjectionTables(connection: connection)
             let state = try ProjectionDatabase.readState(connection, name: name)
             (checkpoint, chainHash, stop) = (state.position, state.hash, state.stop)
             skipped = try ProjectionDatabase.readSkipped(connection)
@@ -97,15 +104,43 @@ public final class ProjectionDatabase {
     /// one transaction with the new checkpoint. When one of them is a poison event, the
     /// ones before it are committed, `stop` is set and recorded, and the rest are left.
     public func apply(_ events: some Collection<RecordedEvent>) throws(ProjectorError) {
-        if let stop { throw ProjectorError(.stopped, "\(name) \(stop)") }
-        guard let first = events.first else { return }
-        guard first.position == checkpoint + 1 else {
-            throw ProjectorError(.outOfOrder, "\(name) is at position \(checkpoint); handed position \(first.position)")
+        let events = Array(events)
+        // A large batch: the rest of it is checked and decoded on another thread while
+        // its first part is written.
+        let split = events.count / 6
+        guard split >= 16, let last = events.prefix(split).last else {
+            return try apply(prepared: preparer.prepare(events, after: chainHash))
         }
+        let first = preparer.prepare(events[..<split], after: chainHash)
+        guard first.count == split else { return try apply(prepared: first) }  // it ends at a poison event
+        let preparer = self.preparer
+        let rest = Array(events[split...])
+        let preparing = Background { preparer.prepare(rest, after: last.hash) }
+        try apply(prepared: first, then: preparing.result)
+    }
+
+    /// What checks and decodes events for this file, to be used on any thread.
+    var preparer: EventPreparer { EventPreparer(routes: routes, skipped: skipped) }
+
+    /// Applies events `preparer` made ready, as `apply(_:)` does, followed in the same
+    /// transaction by those `more` gives once the first are written.
+    func apply(prepared first: [PreparedEvent], then more: (() -> [PreparedEvent])? = nil) throws(ProjectorError) {
+        if let stop { throw ProjectorError(.stopped, "\(name) \(stop)") }
+        guard let head = first.first else { return }
+        guard head.event.position == checkpoint + 1 else {
+            throw ProjectorError(
+                .outOfOrder, "\(name) is at position \(checkpoint); handed position \(head.event.position)")
+        }
+        var events = first
         var cursor = Cursor(position: checkpoint, hash: chainHash)
         do {
             try connection.transaction {
-                for event in events { try applyOne(event, cursor: &cursor) }
+                for event in first { try applyOne(event, cursor: &cursor) }
+                if let more {
+                    let rest = more()
+                    events += rest
+                    for event in rest { try applyOne(event, cursor: &cursor) }
+                }
                 try writeCheckpoint(cursor, stop: nil)
             }
             (checkpoint, chainHash) = (cursor.position, cursor.hash)
@@ -114,7 +149,7 @@ public final class ProjectionDatabase {
             var good = Cursor(position: checkpoint, hash: chainHash)
             do {
                 try connection.transaction {
-                    for event in events.prefix(while: { $0.position < poison.stop.position }) {
+                    for event in events.prefix(while: { $0.event.position < poison.stop.position }) {
                         try applyOne(event, cursor: &good)
                     }
                     try writeCheckpoint(good, stop: poison.stop)
@@ -140,40 +175,27 @@ public final class ProjectionDatabase {
         let stop: ProjectionStop
     }
 
-    private func applyOne(_ event: RecordedEvent, cursor: inout Cursor) throws {
+    private func applyOne(_ prepared: PreparedEvent, cursor: inout Cursor) throws {
+        let event = prepared.event
         guard event.position == cursor.position + 1 else {
             throw ProjectorError(.outOfOrder, "\(name) expected position \(cursor.position + 1), handed \(event.position)")
         }
         func poison(_ message: String) -> Poison {
             Poison(stop: ProjectionStop(position: event.position, stream: event.stream, type: event.type, error: message))
         }
-        if skipped.contains(event.position) {
-            cursor = Cursor(position: event.position, hash: event.hash)
-            return
-        }
-        guard event.continuesChain(from: cursor.hash) else {
-            throw poison(
-                event.prevHash == cursor.hash
-                    ? "the hash chain is broken: hash \(event.hash) does not match the event's contents"
-                    : "the hash chain is broken: prevHash \(event.prevHash) is not the hash of position \(cursor.position) (\(cursor.hash))")
-        }
-        let category = event.category
-        let interested = routes.filter { $0.categories?.contains(category) ?? true }
-        if !interested.isEmpty {
-            let projected: ProjectedEvent
-            do {
-                projected = try ProjectedEvent(recorded: event)
-            } catch {
-                throw poison("cannot read the event: \(error)")
-            }
-            let tables = SQLiteProjectionTables(connection: connection)
-            for route in interested {
+        switch prepared.work {
+        case .pass:
+            break
+        case .poison(let reason):
+            throw poison(reason)
+        case .apply(let projected, let projections):
+            for projection in projections {
                 do {
-                    try route.projection.apply(projected, to: tables)
+                    try projection.apply(projected, to: projectionTables)
                 } catch let error as SQLiteError where error.isEnvironmental {
                     throw error
                 } catch {
-                    throw poison("\(route.projection.name) cannot apply it: \(error)")
+                    throw poison("\(projection.name) cannot apply it: \(error)")
                 }
             }
         }
@@ -250,6 +272,23 @@ public final class ProjectionDatabase {
         try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
+    /// Ends building a scratch file: creates the indexes put off until the tables were
+    /// filled, and puts the file in WAL mode, as a live projection file is.
+    public func finishBuilding() throws(ProjectorError) {
+        do {
+            if !deferredIndexes.isEmpty {
+                try connection.transaction {
+                    for statement in deferredIndexes { try connection.execute(statement) }
+                }
+                deferredIndexes = []
+            }
+            _ = try connection.scalarText("PRAGMA journal_mode=WAL")
+        } catch {
+            throw ProjectorError(.io, "cannot finish building \(name) in \(path): \(error)")
+        }
+        checkpointWAL()
+    }
+
     // MARK: - Opening
 
     static let metaSchema = """
@@ -275,8 +314,15 @@ public final class ProjectionDatabase {
     private static func open(_ path: String, durability: Durability) throws(ProjectorError) -> SQLiteConnection {
         do {
             let connection = try SQLiteConnection(path: path, mode: .readWrite)
-            _ = try connection.scalarText("PRAGMA journal_mode=WAL")
+            // A scratch file keeps its rollback journal in memory while it is built (a crash
+            // leaves a file the next build deletes anyway), so that pages are written once,
+            // not to the WAL and again at its checkpoint; `finishBuilding` turns WAL on.
+            _ = try connection.scalarText(
+                durability == .durable ? "PRAGMA journal_mode=WAL" : "PRAGMA journal_mode=MEMORY")
             try connection.execute(durability == .durable ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=OFF")
+            // A batch touches pages all over the read models' indexes: with SQLite's default
+            // 2 MB cache it spilled and re-read pages within one transaction.
+            try connection.execute(durability == .durable ? "PRAGMA cache_size=-65536" : "PRAGMA cache_size=-262144")
             return connection
         } catch {
             throw ProjectorError(.io, "cannot open \(path): \(error.message)")
@@ -313,15 +359,27 @@ public final class ProjectionDatabase {
         return try open(path, durability: durability)
     }
 
+    /// Creates the schema in a new file; returns the index statements it put off when
+    /// `deferringIndexes` (nothing an event does can fail on a plain index, and every
+    /// lookup the projections make goes by primary key, so a build may create them last).
     private static func install(
-        _ projections: [any Projection], fingerprint: String, name: String, in c: SQLiteConnection
-    ) throws(ProjectorError) {
+        _ projections: [any Projection], fingerprint: String, name: String, in c: SQLiteConnection,
+        deferringIndexes: Bool
+    ) throws(ProjectorError) -> [String] {
+        var deferred: [String] = []
         do {
-            guard try c.scalarText("SELECT name FROM sqlite_master WHERE name = 'strata_checkpoint'") == nil else { return }
+            let installed = try c.scalarText("SELECT name FROM sqlite_master WHERE name = 'strata_checkpoint'") != nil
+            guard !installed else { return [] }
             try c.transaction {
                 try c.execute(metaSchema)
                 for projection in projections {
-                    for statement in projection.schema.statements { try c.execute(statement) }
+                    for statement in projection.schema.statements {
+                        if deferringIndexes && isPlainIndex(statement) {
+                            deferred.append(statement)
+                        } else {
+                            try c.execute(statement)
+                        }
+                    }
                 }
                 try c.statement("INSERT INTO strata_checkpoint (name, position, hash, fingerprint) VALUES (?, 0, ?, ?)")
                     .run([.text(name), .text(HashChain.genesisHex), .text(fingerprint)])
@@ -330,6 +388,13 @@ public final class ProjectionDatabase {
         } catch {
             throw ProjectorError(.io, "cannot create the \(name) schema in \(c.path): \(error)")
         }
+        return deferred
+    }
+
+    /// Whether a schema statement creates an index that is not UNIQUE.
+    static func isPlainIndex(_ statement: String) -> Bool {
+        let words = statement.split(whereSeparator: \.isWhitespace).prefix(2).map { $0.uppercased() }
+        return words == ["CREATE", "INDEX"]
     }
 
     struct State {
@@ -390,6 +455,6 @@ public final class ProjectionDatabase {
 extension ProjectionDatabase {
     /// Runs a read query against the file (tests, `rebuild --compare`, the demo's dashboard).
     public func query(_ sql: String, _ values: [ProjectionValue] = []) throws -> [[ProjectionValue]] {
-        try SQLiteProjectionTables(connection: connection).query(sql, values)
+        try projectionTables.query(sql, values)
     }
 }

@@ -202,4 +202,12 @@ extension ProjectionSnapshot: ProjectionTables {
     public func query(_ sql: String, _ values: [ProjectionValue]) throws -> [[ProjectionValue]] {
         try SQLiteProjectionTables(connection: connection).query(sql, values)
     }
+
+    public func run(_ statement: ProjectionStatement, _ values: [ProjectionValue]) throws -> Int {
+        try SQLiteProjectionTables(connection: connection).run(statement, values)
+    }
+
+    public func rows(_ statement: ProjectionStatement, _ values: [ProjectionValue]) throws -> [[ProjectionValue]] {
+        try SQLiteProjectionTables(connection: connection).rows(statement, values)
+    }
 }

@@ -240,7 +240,7 @@ private struct Follower {
                         if let heartbeat = Heartbeat(json: frames[1]) { announcedHead = max(announcedHead, heartbeat.head) }
                         continue
                     }
-                    guard let event = try? RecordedEvent(jsonBytes: frames[1]) else {
+                    guard let event = try? RecordedEvent.fromBus(frames[1]) else {
                         logger.warning("dropped an unreadable message on topic \(String(decoding: frames[0], as: UTF8.self))")
                         continue
                     }

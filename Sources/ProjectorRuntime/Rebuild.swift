@@ -1,3 +1,4 @@
+import EventStore
 import Foundation
 import Projections
 import StrataCore
@@ -19,34 +20,69 @@ public enum Rebuild {
     /// Rebuilds into `path` (replaced if present) up to `target` (the head when nil),
     /// passing over `skips` as the live file does.
     public static func run(
-        name: String, projections: [any Projection], from history: any HistorySource, into path: String,
+        name: String, projections: [any Projection], from history: any HistorySource & Sendable, into path: String,
         upTo target: Int64? = nil, skips: [SkippedEvent] = [], pageSize: Int = 5000,
         progress: ((_ position: Int64, _ head: Int64) -> Void)? = nil
     ) throws(ProjectorError) -> Result {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         let database = try ProjectionDatabase(path: path, name: name, projections: projections, durability: .scratch)
         try database.adoptSkips(skips)
+        let reader = PageReader(history: history, name: name, target: target, pageSize: pageSize)
+        let preparer = database.preparer
         let started = ContinuousClock.now
-        var head = target ?? Int64.max
-        while database.checkpoint < head, database.stop == nil {
-            let page: HistoryPage
-            do {
-                page = try history.page(after: database.checkpoint, limit: pageSize)
-            } catch {
-                throw ProjectorError(.io, "rebuilding \(name): \(error)")
+        var page = try reader.page(after: database.checkpoint, head: target ?? Int64.max)
+        var prepared = preparer.prepare(page.events, after: database.chainHash)
+        // Two cores: while one page is written to the file, the next is read, its chain
+        // checked and its events decoded on another thread.
+        while let last = page.events.last, database.stop == nil {
+            let head = page.head
+            let ahead = Background { () -> Swift.Result<(Page, [PreparedEvent]), ProjectorError> in
+                do throws(ProjectorError) {
+                    let next = try reader.page(after: last.position, head: head)
+                    return .success((next, preparer.prepare(next.events, after: last.hash)))
+                } catch {
+                    return .failure(error)
+                }
             }
-            if target == nil { head = page.head }
-            let events = page.events.prefix { $0.position <= head }
-            if events.isEmpty { break }
-            try database.apply(events)
+            defer { _ = ahead.result() }
+            try database.apply(prepared: prepared)
             progress?(database.checkpoint, head)
+            (page, prepared) = try ahead.result().get()
         }
-        database.checkpointWAL()
+        try database.finishBuilding()
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         if let target, database.stop == nil, database.checkpoint < target {
             throw ProjectorError(.io, "rebuilding \(name): the store ends at \(database.checkpoint), before position \(target)")
         }
         return Result(events: database.checkpoint, position: database.checkpoint, seconds: seconds, stop: database.stop)
+    }
+
+    /// Events of a page of history, cut at the head, and that head.
+    struct Page: Sendable {
+        let events: [RecordedEvent]
+        let head: Int64
+    }
+
+    /// Reads history page by page, on whichever thread asks.
+    struct PageReader: Sendable {
+        let history: any HistorySource & Sendable
+        let name: String
+        let target: Int64?
+        let pageSize: Int
+
+        /// The events after `position`, up to `head`, or up to the head history reports
+        /// now when rebuilding to the head.
+        func page(after position: Int64, head: Int64) throws(ProjectorError) -> Page {
+            guard position < head else { return Page(events: [], head: head) }
+            let page: HistoryPage
+            do {
+                page = try history.page(after: position, limit: pageSize)
+            } catch {
+                throw ProjectorError(.io, "rebuilding \(name): \(error)")
+            }
+            let head = target == nil ? page.head : head
+            return Page(events: Array(page.events.prefix { $0.position <= head }), head: head)
+        }
     }
 }

@@ -1,28 +1,89 @@
 import Projections
 import StrataSQLite
 
-/// A projection's tables in an SQLite file: every statement prepared once and reused
-/// (the connection caches them by SQL text), every value bound.
-struct SQLiteProjectionTables: ProjectionTables {
+/// A projection's tables in an SQLite file: every statement prepared once and reused,
+/// every value bound. Declared statements are kept by their number, so finding one again
+/// costs an array index; SQL given as text goes through the connection's cache by text.
+final class SQLiteProjectionTables: ProjectionTables {
     let connection: SQLiteConnection
+    private var prepared: [SQLiteStatement?] = []
+
+    init(connection: SQLiteConnection) {
+        self.connection = connection
+    }
 
     func execute(_ sql: String, _ values: [ProjectionValue]) throws {
-        let statement = try connection.statement(sql)
-        try statement.bind(values.map(\.sqliteValue))
-        defer { statement.reset() }
-        while try statement.step() {}
+        _ = try run(try connection.statement(sql), values)
     }
 
     func query(_ sql: String, _ values: [ProjectionValue]) throws -> [[ProjectionValue]] {
-        let statement = try connection.statement(sql)
-        try statement.bind(values.map(\.sqliteValue))
-        defer { statement.reset() }
-        var rows: [[ProjectionValue]] = []
-        let columns = statement.columnCount
-        while try statement.step() {
-            rows.append((0..<columns).map { ProjectionValue(statement.value($0)) })
+        try rows(try connection.statement(sql), values)
+    }
+
+    func run(_ statement: ProjectionStatement, _ values: [ProjectionValue]) throws -> Int {
+        try run(try self.statement(statement), values)
+    }
+
+    func rows(_ statement: ProjectionStatement, _ values: [ProjectionValue]) throws -> [[ProjectionValue]] {
+        try rows(try self.statement(statement), values)
+    }
+
+    private func statement(_ declared: ProjectionStatement) throws(SQLiteError) -> SQLiteStatement {
+        if declared.id < prepared.count, let statement = prepared[declared.id] { return statement }
+        let statement = try connection.statement(declared.sql)
+        if declared.id >= prepared.count { prepared += Array(repeating: nil, count: declared.id + 1 - prepared.count) }
+        prepared[declared.id] = statement
+        return statement
+    }
+
+    /// Runs `statement` to its end; returns the rows it inserted, updated or deleted.
+    private func run(_ statement: SQLiteStatement, _ values: [ProjectionValue]) throws -> Int {
+        try withBound(values, to: statement) {
+            let before = connection.totalChanges
+            while try statement.step() {}
+            return connection.totalChanges - before
         }
-        return rows
+    }
+
+    private func rows(_ statement: SQLiteStatement, _ values: [ProjectionValue]) throws -> [[ProjectionValue]] {
+        try withBound(values, to: statement) {
+            var rows: [[ProjectionValue]] = []
+            let columns = statement.columnCount
+            while try statement.step() {
+                rows.append((0..<columns).map { ProjectionValue(statement.value($0)) })
+            }
+            return rows
+        }
+    }
+
+    /// The text of the values being bound, one after the other, kept from statement to
+    /// statement so that binding text costs SQLite no allocation and no copy of its own.
+    private var text: [UInt8] = []
+
+    /// Binds `values` to `statement`, runs `body`, and resets the statement (clearing the
+    /// bindings) before the text they point into can change.
+    private func withBound<T>(
+        _ values: [ProjectionValue], to statement: SQLiteStatement, _ body: () throws -> T
+    ) throws -> T {
+        text.removeAll(keepingCapacity: true)
+        for case .text(let value) in values { text.append(contentsOf: value.utf8) }
+        return try text.withUnsafeBytes { buffer in
+            defer { statement.reset() }
+            var offset = 0
+            for (position, value) in values.enumerated() {
+                let index = Int32(position + 1)
+                switch value {
+                case .null: try statement.bind(.null, at: index)
+                case .integer(let number): try statement.bind(number, at: index)
+                case .text(let value):
+                    let count = value.utf8.count
+                    try statement.bind(
+                        unretainedUTF8: UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + count)]), at: index)
+                    offset += count
+                }
+            }
+            return try body()
+        }
     }
 }
 

@@ -49,7 +49,33 @@ public struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertible
 
     public var description: String {
         let (y, m, d) = components
-        return LocalDate.pad(y, 4) + "-" + LocalDate.pad(m, 2) + "-" + LocalDate.pad(d, 2)
+        // Years 0–9999 (every date text parses to) are written straight into the string:
+        // read models write dates for every event.
+        guard (0...9999).contains(y) else {
+            return LocalDate.pad(y, 4) + "-" + LocalDate.pad(m, 2) + "-" + LocalDate.pad(d, 2)
+        }
+        return String(unsafeUninitializedCapacity: 10) { out in
+            LocalDate.write(y, m, d, into: out)
+            return 10
+        }
+    }
+
+    /// Writes `YYYY-MM-DD` (a year of 0–9999) into the first 10 bytes of `out`.
+    static func write(_ y: Int, _ m: Int, _ d: Int, into out: UnsafeMutableBufferPointer<UInt8>) {
+        writeDigits(y, width: 4, into: out, at: 0)
+        out[4] = UInt8(ascii: "-")
+        writeDigits(m, width: 2, into: out, at: 5)
+        out[7] = UInt8(ascii: "-")
+        writeDigits(d, width: 2, into: out, at: 8)
+    }
+
+    /// Writes `value` (0 ≤ value < 10^width) as `width` decimal digits, zero-padded.
+    static func writeDigits(_ value: Int, width: Int, into out: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+        var rest = value
+        for index in stride(from: offset + width - 1, through: offset, by: -1) {
+            out[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        }
     }
 
     public static func < (a: LocalDate, b: LocalDate) -> Bool { a.daysSinceEpoch < b.daysSinceEpoch }
@@ -119,23 +145,18 @@ extension LocalDate: Codable {
     }
 }
 
-/// A date is a leaf written on every schedule entry: its digits go straight to the output.
+/// A date is a leaf written on every schedule entry: its digits go straight to the output,
+/// by the same writer as `description`.
 extension LocalDate: CanonicalJSONWritable {
     public func writeCanonicalJSON(to out: inout [UInt8]) throws(CanonicalJSONRefusal) {
-        let (year, month, day) = components
-        func digits(_ value: Int, from divisor: Int) {
-            var divisor = divisor
-            while divisor > 0 {
-                out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / divisor % 10))
-                divisor /= 10
-            }
-        }
+        let (y, m, d) = components
+        guard (0...9999).contains(y) else { return CanonicalJSON.appendString(description, to: &out) }
         out.append(UInt8(ascii: "\""))
-        digits(year, from: 1000)
-        out.append(UInt8(ascii: "-"))
-        digits(month, from: 10)
-        out.append(UInt8(ascii: "-"))
-        digits(day, from: 10)
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: 10))
+        out.withUnsafeMutableBufferPointer { buffer in
+            LocalDate.write(y, m, d, into: UnsafeMutableBufferPointer(rebasing: buffer[start..<start + 10]))
+        }
         out.append(UInt8(ascii: "\""))
     }
 }

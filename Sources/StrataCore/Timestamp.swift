@@ -66,6 +66,22 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         let msOfDay = millisecondsSinceEpoch - Int64(day.daysSinceEpoch) * 86_400_000
         let seconds = Int(msOfDay / 1000)
         let millis = Int(msOfDay % 1000)
+        let (y, m, d) = day.components
+        if (0...9999).contains(y) {
+            return String(unsafeUninitializedCapacity: 24) { out in
+                LocalDate.write(y, m, d, into: out)
+                out[10] = UInt8(ascii: "T")
+                LocalDate.writeDigits(seconds / 3600, width: 2, into: out, at: 11)
+                out[13] = UInt8(ascii: ":")
+                LocalDate.writeDigits(seconds / 60 % 60, width: 2, into: out, at: 14)
+                out[16] = UInt8(ascii: ":")
+                LocalDate.writeDigits(seconds % 60, width: 2, into: out, at: 17)
+                out[19] = UInt8(ascii: ".")
+                LocalDate.writeDigits(millis, width: 3, into: out, at: 20)
+                out[23] = UInt8(ascii: "Z")
+                return 24
+            }
+        }
         return day.description + "T" + LocalDate.pad(seconds / 3600, 2) + ":" + LocalDate.pad(seconds / 60 % 60, 2) + ":"
             + LocalDate.pad(seconds % 60, 2) + "." + LocalDate.pad(millis, 3) + "Z"
     }

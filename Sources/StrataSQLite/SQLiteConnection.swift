@@ -99,6 +99,9 @@ public final class SQLiteConnection {
     }
 
     public var changes: Int { Int(sqlite3_changes(handle)) }
+    /// Rows inserted, updated or deleted by every statement completed on this connection:
+    /// the difference across one statement is what it changed, whatever kind of statement it is.
+    public var totalChanges: Int { Int(sqlite3_total_changes64(handle)) }
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
     var rawHandle: OpaquePointer? { handle }

@@ -65,6 +65,17 @@ public final class SQLiteStatement {
         guard rc == SQLITE_OK else { throw connection.error(rc) }
     }
 
+    /// Binds UTF-8 bytes as TEXT without SQLite copying them (`SQLITE_STATIC`): the bytes
+    /// must stay where they are, unchanged, until the statement is reset (which clears its
+    /// bindings) or the parameter is bound again. For callers that bind many values per
+    /// statement from one buffer they keep.
+    public func bind(unretainedUTF8 bytes: UnsafeRawBufferPointer, at index: Int32) throws(SQLiteError) {
+        // A non-nil pointer even for empty input, so SQLite stores '' rather than NULL.
+        let base = bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
+        let rc = sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
+        guard rc == SQLITE_OK else { throw connection.error(rc) }
+    }
+
     /// Binds UTF-8 bytes as TEXT without going through `String`.
     public func bind(utf8 bytes: [UInt8], at index: Int32) throws(SQLiteError) {
         let rc = bind(bytes: bytes, at: index, asText: true)

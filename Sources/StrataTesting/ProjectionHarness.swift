@@ -72,6 +72,14 @@ public final class ProjectionHarness: ProjectionTables {
     public func execute(_ sql: String, _ values: [ProjectionValue]) throws {
         _ = try database.query(sql, values)
     }
+
+    public func run(_ statement: ProjectionStatement, _ values: [ProjectionValue]) throws -> Int {
+        try database.tables.run(statement, values)
+    }
+
+    public func rows(_ statement: ProjectionStatement, _ values: [ProjectionValue]) throws -> [[ProjectionValue]] {
+        try database.tables.rows(statement, values)
+    }
 }
 
 struct ProjectionHarnessError: Error, CustomStringConvertible {

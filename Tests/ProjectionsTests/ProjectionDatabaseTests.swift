@@ -103,6 +103,38 @@ private func registered(_ id: String, username: String? = nil) -> StrataEvent {
         #expect(h.database.stop?.error.contains("hash chain is broken") == true)
     }
 
+    /// A large batch is checked and decoded in two parts on two threads: a poison event
+    /// stops it at the same place wherever it falls, and a clean batch lands whole.
+    @Test(arguments: [nil, 5, 33, 34, 150, 200] as [Int?])
+    func aLargeBatchStopsAtItsPoisonEventWhereverItFalls(_ poisonAt: Int?) throws {
+        let h = try ProjectionHarness([UserCount()])
+        let batch = try (1...200).map { (n: Int) in
+            try h.record(registered("u\(n)", username: n == poisonAt ? "poison" : nil), stream: "user-u\(n)")
+        }
+        try h.database.apply(batch)
+        let applied = Int64((poisonAt ?? 201) - 1)
+        #expect(h.database.checkpoint == applied)
+        #expect(h.database.chainHash == batch[Int(applied) - 1].hash)
+        #expect(h.database.stop?.position == poisonAt.map(Int64.init))
+        #expect(try h.rows("SELECT users FROM user_count") == [[.integer(applied)]])
+    }
+
+    @Test func aBrokenChainInTheSecondPartOfALargeBatchStopsItThere() throws {
+        let h = try ProjectionHarness([UserCount()])
+        var batch = try (1...200).map { n in try h.record(registered("u\(n)"), stream: "user-u\(n)") }
+        let event = batch[119]
+        batch[119] = RecordedEvent(
+            position: event.position, stream: event.stream, version: event.version, type: event.type,
+            schemaVersion: event.schemaVersion, recordedAt: event.recordedAt, data: event.data,
+            metadata: Array(#"{"actor":"someone-else","commandId":"cmd-120"}"#.utf8), prevHash: event.prevHash,
+            hash: event.hash)
+        try h.database.apply(batch)
+        #expect(h.database.checkpoint == 119)
+        #expect(h.database.stop?.position == 120)
+        #expect(h.database.stop?.error.contains("does not match the event's contents") == true)
+        #expect(try h.rows("SELECT users FROM user_count") == [[119]])
+    }
+
     @Test func eventsMustContinueFromTheCheckpoint() throws {
         let h = try ProjectionHarness([UserCount()])
         _ = try h.record(registered("u1"), stream: "user-u1")

@@ -166,6 +166,24 @@ struct TimestampTests {
         #expect(Timestamp(text) == timestamp)
     }
 
+    /// The text is the fixed-width form, `%04d-%02d-%02dT%02d:%02d:%02d.%03dZ`, for every
+    /// year a date can be written in; years outside 0–9999 keep their old form.
+    @Test func descriptionIsTheFixedWidthForm() {
+        for days in stride(from: -719_528, through: 2_932_896, by: 997) {
+            let date = LocalDate(daysSinceEpoch: days)
+            let (y, m, d) = date.components
+            #expect(date.description == String(format: "%04ld-%02ld-%02ld", y, m, d))
+            let offset = abs(days) * 7919 % 86_400_000
+            let text = String(
+                format: "%04ld-%02ld-%02ldT%02ld:%02ld:%02ld.%03ldZ", y, m, d, offset / 3_600_000, offset / 60_000 % 60,
+                offset / 1000 % 60, offset % 1000)
+            let millis = Int64(days) * 86_400_000 + Int64(offset)
+            #expect(Timestamp(millisecondsSinceEpoch: millis).description == text, "\(days)")
+        }
+        #expect(LocalDate(daysSinceEpoch: -719_529).description == "00-1-12-31")
+        #expect(LocalDate(daysSinceEpoch: 2_932_897).description == "10000-01-01")
+    }
+
     @Test func descriptionRoundTripsAcrossTheEpoch() {
         for millis in stride(from: Int64(-200_000_000_000), through: 200_000_000_000, by: 987_654_321) {
             let timestamp = Timestamp(millisecondsSinceEpoch: millis)
