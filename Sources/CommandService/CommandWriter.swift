@@ -55,6 +55,7 @@ public final class CommandWriter {
     /// command is answered INTERNAL (not journaled, so a retry is decided afresh) and the
     /// cache is rebuilt, so no uncommitted decision lingers.
     public func process(_ batch: [Pending]) -> Committed {
+        cache.trimIfNeeded()
         let now = clock.now()
         var writes: [CommandWrite] = []
         var seen: Set<String> = []

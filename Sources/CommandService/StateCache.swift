@@ -6,8 +6,9 @@ import StrataCore
 /// The writer's view of the aggregates: a `DomainState` holding the streams folded so far,
 /// and the whole `Directory`. Streams are folded from the store on first use.
 ///
-/// Bounded by a simple rule: when more than `capacity` streams are held, all are dropped
-/// and folded again on demand (the directory stays). Only the writer thread touches it.
+/// Bounded by a simple rule: when more than `capacity` streams are held after a batch, all
+/// are dropped and folded again on demand (the directory stays). Only the writer thread
+/// touches it.
 struct StateCache {
     private let store: any EventStore
     private let capacity: Int
@@ -20,12 +21,19 @@ struct StateCache {
         try reset()
     }
 
-    /// Folds every stream in `streams` that is not held yet.
-    mutating func load(_ streams: [StreamRef]) throws(StoreError) {
-        if loaded.count + streams.count > capacity {
+    /// Drops every folded stream once more than `capacity` are held. Only between batches:
+    /// within one, the state holds decisions not yet committed, which a later command of the
+    /// same batch must see (dropping them there decided it against stale versions). A batch
+    /// may take the cache past `capacity` by the streams it touches, until the next call.
+    mutating func trimIfNeeded() {
+        if loaded.count > capacity {
             state = DomainState(directory: state.directory)
             loaded = []
         }
+    }
+
+    /// Folds every stream in `streams` that is not held yet.
+    mutating func load(_ streams: [StreamRef]) throws(StoreError) {
         for stream in streams where !loaded.contains(stream) {
             for recorded in try store.events(in: stream.name) {
                 state.apply(try Self.decode(recorded))

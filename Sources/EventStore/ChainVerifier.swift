@@ -76,7 +76,10 @@ public struct ChainReport: Sendable, Equatable {
 public struct ChainVerifier: Sendable {
     private var expectedPosition: Int64 = 1
     private var previousHash = HashChain.genesis
+    /// `previousHash` in hex, when `previousHexIsCurrent`: events whose checks were made on a
+    /// hashing thread leave it to be written only when something reads it.
     private var previousHashHex = Array(HashChain.genesisHex.utf8)
+    private var previousHexIsCurrent = true
     /// Scratch buffers reused for every event: its hash and that hash in hex.
     private var computedHash = [UInt8](repeating: 0, count: 32)
     private var computedHashHex = [UInt8](repeating: 0, count: 64)
@@ -133,6 +136,40 @@ public struct ChainVerifier: Sendable {
         position: Int64, prevHash: UnsafeRawBufferPointer, hash: UnsafeRawBufferPointer,
         canonicalBody: UnsafeRawBufferPointer
     ) -> Bool {
+        guard positionHolds(position), linkHolds(position: position, prevHash: prevHash) else { return false }
+        HashChain.hash(previous: previousHash, canonicalEvent: canonicalBody, into: &computedHash)
+        return hashHolds(position: position, hash: hash)
+    }
+
+    /// The same check with the event's chain hash (32 bytes) computed elsewhere, as
+    /// `SHA-256(stored prevHash ‖ canonical event)`: a hashing thread computes it from the
+    /// stored `prevHash`, which the link check here finds equal to the previous event's
+    /// computed hash before `computedHash` is used, so the outcome is the same.
+    mutating func check(
+        position: Int64, prevHash: UnsafeRawBufferPointer, hash: UnsafeRawBufferPointer,
+        computedHash: UnsafeRawBufferPointer
+    ) -> Bool {
+        precondition(computedHash.count == 32, "a chain hash is 32 bytes")
+        guard positionHolds(position), linkHolds(position: position, prevHash: prevHash) else { return false }
+        self.computedHash.withUnsafeMutableBytes { $0.copyMemory(from: computedHash) }
+        return hashHolds(position: position, hash: hash)
+    }
+
+    /// The next event when a hashing thread has already checked its link and its hash
+    /// (`StoredEventBatch.chainHashes`): its stored `prevHash` is the stored `hash` of the
+    /// event before it, which this verifier has just checked and found good, and its stored
+    /// `hash` is the hex of `computedHash`. What is left is its position and, when the
+    /// expected hash is at its position, that one.
+    mutating func checkHashed(position: Int64, computedHash: UnsafeRawBufferPointer) -> Bool {
+        precondition(computedHash.count == 32, "a chain hash is 32 bytes")
+        guard positionHolds(position) else { return false }
+        previousHash.withUnsafeMutableBytes { $0.copyMemory(from: computedHash) }
+        previousHexIsCurrent = false
+        return advance(past: position)
+    }
+
+    /// The next position is `position`.
+    private mutating func positionHolds(_ position: Int64) -> Bool {
         guard problem == nil else { return false }
         guard position == expectedPosition else {
             problem = ChainProblem(
@@ -140,13 +177,22 @@ public struct ChainVerifier: Sendable {
                 message: "expected position \(expectedPosition), found \(position)")
             return false
         }
-        guard ChainVerifier.equal(prevHash, previousHashHex) else {
+        return true
+    }
+
+    /// `prevHash` is the previous event's hash.
+    private mutating func linkHolds(position: Int64, prevHash: UnsafeRawBufferPointer) -> Bool {
+        guard ChainVerifier.equal(prevHash, previousHex()) else {
             problem = ChainProblem(
                 position: position, kind: .brokenLink,
                 message: "prevHash \(text(prevHash)) is not the previous hash \(text(previousHashHex))")
             return false
         }
-        HashChain.hash(previous: previousHash, canonicalEvent: canonicalBody, into: &computedHash)
+        return true
+    }
+
+    /// The stored hash is the one in `computedHash`, which then becomes the previous hash.
+    private mutating func hashHolds(position: Int64, hash: UnsafeRawBufferPointer) -> Bool {
         ChainVerifier.hex(computedHash, into: &computedHashHex)
         guard ChainVerifier.equal(hash, computedHashHex) else {
             problem = ChainProblem(
@@ -156,15 +202,31 @@ public struct ChainVerifier: Sendable {
         }
         swap(&previousHash, &computedHash)
         swap(&previousHashHex, &computedHashHex)
+        previousHexIsCurrent = true
+        return advance(past: position)
+    }
+
+    /// Counts the event at `position` as good, then checks the expected hash if it is there.
+    private mutating func advance(past position: Int64) -> Bool {
         expectedPosition += 1
         checked += 1
-        if let expected, expected.position == position, !expected.hash.utf8.elementsEqual(previousHashHex) {
+        guard let expected, expected.position == position else { return true }
+        guard expected.hash.utf8.elementsEqual(previousHex()) else {
             problem = ChainProblem(
                 position: position, kind: .checkpointMismatch,
                 message: "the chain's hash here is \(text(previousHashHex)), not the expected \(expected.hash)")
             return false
         }
         return true
+    }
+
+    /// `previousHashHex`, written first if it is behind `previousHash`.
+    private mutating func previousHex() -> [UInt8] {
+        if !previousHexIsCurrent {
+            ChainVerifier.hex(previousHash, into: &previousHashHex)
+            previousHexIsCurrent = true
+        }
+        return previousHashHex
     }
 
     /// Checks a signed checkpoint: its signature, its key, and the chain's hash at its
@@ -198,7 +260,7 @@ public struct ChainVerifier: Sendable {
                     + "but the store ends at \(lastPosition): events were removed from the end")
             return false
         }
-        guard position == lastPosition, checkpoint.hash.utf8.elementsEqual(previousHashHex) else {
+        guard position == lastPosition, checkpoint.hash.utf8.elementsEqual(previousHex()) else {
             let actual = position == lastPosition ? "is \(text(previousHashHex))" : "was not checked in position order"
             let since = lastSigned.map { "after the checkpoint at \($0.position)" } ?? "at or before this position"
             problem = ChainProblem(
@@ -220,7 +282,8 @@ public struct ChainVerifier: Sendable {
                 message: "the expected position \(expected.position) is beyond the store's end \(lastPosition)")
         }
         return ChainReport(
-            eventsChecked: checked, lastGoodPosition: lastPosition, lastGoodHash: text(previousHashHex),
+            eventsChecked: checked, lastGoodPosition: lastPosition,
+            lastGoodHash: previousHexIsCurrent ? text(previousHashHex) : Hex.encode(previousHash),
             checkpointsChecked: checkpointsChecked, lastSignedPosition: lastSigned?.position ?? 0,
             lastSignedAt: lastSigned?.signedAt, trustedKey: trustedKey.map { Hex.encode($0) }, problem: problem)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import StrataCore
 import StrataSQLite
 
@@ -74,9 +75,21 @@ extension SQLiteEventStore {
         try verify(trustedKey: nil, expected: nil, progress: progress)
     }
 
+    /// Events per batch handed to a hashing thread: ≈ 1 MB of copied columns.
+    static let verifyBatchEvents = 2048
+    /// Batches handed over and not yet checked, at most: two per hashing thread keep each
+    /// busy, up to 16 (≈ 20 MB), more than one reading thread can keep ahead of anyway.
+    static let verifyBatchesInFlight = 16
+
     /// Walks the chain and the checkpoints together in position order, in constant memory,
-    /// and reports the first problem: two cursors over one read snapshot, merged. Each
-    /// event's canonical form is spliced from the stored columns into one reused buffer.
+    /// and reports the first problem: two cursors over one read snapshot, merged.
+    ///
+    /// This thread reads the rows and checks them in position order (positions, links, the
+    /// checkpoints at each position); the SHA-256 of each event, most of the work, is computed
+    /// by `ChainHashers` threads, one per processor, on batches of rows copied out of SQLite.
+    /// Batches are checked in the order they were read, so the first problem named is the
+    /// first by position, as in a walk on one thread; a bounded number of batches is in
+    /// flight, which keeps memory constant.
     ///
     /// - Parameters:
     ///   - trustedKey: the Ed25519 public key checkpoints must be signed with; nil checks
@@ -89,6 +102,8 @@ extension SQLiteEventStore {
         try state.withLock { (state) throws(StoreError) -> ChainReport in
             let c = state.connection
             var verifier = ChainVerifier(trustedKey: trustedKey, expected: expected)
+            let hashers = ChainHashers(threads: ProcessInfo.processInfo.activeProcessorCount)
+            defer { hashers.close() }
             do throws(SQLiteError) {
                 try c.execute("BEGIN")
                 defer { try? c.execute("COMMIT") }
@@ -100,30 +115,77 @@ extension SQLiteEventStore {
                     return SQLiteEventStore.checkpoint(from: checkpoints)
                 }
                 var pending = try nextCheckpoint()
+                /// Checks a batch's events in order once hashed, each followed by the
+                /// checkpoints at or before its position; false once a problem is found.
+                func check(_ hashed: ChainHashers.Pending) throws(SQLiteError) -> Bool {
+                    let hashes = hashed.hashes()
+                    let batch = hashed.batch
+                    var failure: SQLiteError?
+                    let intact = batch.bytes.withUnsafeBytes { bytes in
+                        hashes.hashes.withUnsafeBytes { computed in
+                            for event in 0..<batch.count {
+                                let position = batch.position(event)
+                                let hash = UnsafeRawBufferPointer(rebasing: computed[32 * event..<32 * event + 32])
+                                // Checked on the hashing thread already, while its bytes were
+                                // at hand, unless the batch's first or a bad one.
+                                let good =
+                                    hashes.linkedAndHashed[event]
+                                    ? verifier.checkHashed(position: position, computedHash: hash)
+                                    : verifier.check(
+                                        position: position, prevHash: batch.field(.prevHash, of: event, in: bytes),
+                                        hash: batch.field(.hash, of: event, in: bytes), computedHash: hash)
+                                guard good else { return false }
+                                while let checkpoint = pending, checkpoint.position <= position {
+                                    guard verifier.check(checkpoint) else { return false }
+                                    do throws(SQLiteError) {
+                                        pending = try nextCheckpoint()
+                                    } catch {
+                                        failure = error
+                                        return false
+                                    }
+                                }
+                            }
+                            return true
+                        }
+                    }
+                    if let failure { throw failure }
+                    return intact
+                }
                 let events = try c.statement("SELECT \(SQLiteEventStore.columns) FROM events ORDER BY position")
                 defer { events.reset() }
-                var body: [UInt8] = []
-                body.reserveCapacity(4096)
-                walk: while try events.step() {
-                    let position = events.int64(0)
-                    body.removeAll(keepingCapacity: true)
-                    RecordedEvent.appendEnvelope(
-                        to: &body, data: events.unsafeBytes(6), hash: UnsafeRawBufferPointer?.none,
-                        metadata: events.unsafeBytes(7), position: position, prevHash: nil,
-                        recordedAt: events.unsafeBytes(5), schemaVersion: events.int64(4),
-                        stream: events.unsafeBytes(1),
-                        type: events.unsafeBytes(3), version: events.int64(2))
-                    let intact = body.withUnsafeBytes { canonicalBody in
-                        verifier.check(
-                            position: position, prevHash: events.unsafeBytes(8), hash: events.unsafeBytes(9),
-                            canonicalBody: canonicalBody)
+                let size = SQLiteEventStore.verifyBatchEvents
+                let limit = min(2 * hashers.threads, SQLiteEventStore.verifyBatchesInFlight)
+                var inFlight: [ChainHashers.Pending] = []
+                var batch = StoredEventBatch(reservingFor: size)
+                var intact = true
+                /// Reports each multiple of 8,192 events checked in `before + 1 ... after`. Not
+                /// called from `check`: a function holding both `progress` and the statements
+                /// would tie the connection to the caller's isolation.
+                func report(_ before: Int64, _ after: Int64) {
+                    guard let progress else { return }
+                    for count in stride(from: (before / 8192 + 1) * 8192, through: after, by: 8192) { progress(count) }
+                }
+                /// Batches checked, whose buffers the next ones reuse.
+                var spares: [StoredEventBatch] = []
+                while intact, try events.step() {
+                    batch.append(events)
+                    guard batch.count == size else { continue }
+                    inFlight.append(hashers.submit(batch))
+                    batch = spares.popLast() ?? StoredEventBatch(reservingFor: size)
+                    batch.removeAll()
+                    if inFlight.count > limit {
+                        let before = verifier.checked
+                        let oldest = inFlight.removeFirst()
+                        intact = try check(oldest)
+                        spares.append(oldest.batch)
+                        report(before, verifier.checked)
                     }
-                    guard intact else { break }
-                    while let checkpoint = pending, checkpoint.position <= position {
-                        guard verifier.check(checkpoint) else { break walk }
-                        pending = try nextCheckpoint()
-                    }
-                    if let progress, verifier.checked % 8192 == 0 { progress(verifier.checked) }
+                }
+                if intact, batch.count > 0 { inFlight.append(hashers.submit(batch)) }
+                while intact, !inFlight.isEmpty {
+                    let before = verifier.checked
+                    intact = try check(inFlight.removeFirst())
+                    report(before, verifier.checked)
                 }
                 // Signed positions past the last event: the end of the chain was cut off.
                 while verifier.problem == nil, let checkpoint = pending {

@@ -92,6 +92,31 @@ struct CommandWriterTests {
         }
     }
 
+    /// A cache far smaller than what one batch touches: the batch is still decided in order,
+    /// each command seeing the uncommitted ones before it, and the next batch folds afresh.
+    @Test func aBatchLargerThanTheCacheIsDecidedAgainstItsOwnDecisions() throws {
+        for store in try stores() {
+            try bootstrap(store)
+            let writer = try CommandWriter(store: store, clock: clock, cacheCapacity: 2)
+            let committed = writer.process(lendingBatch())
+            #expect(committed.replies.map { types($0.reply) } == [
+                ["UserRegistered"], ["AgentApproved"], ["AccountOpened"], ["LoanRequested"], ["LoanApproved"],
+                ["PaymentReceived", "CommissionEarned", "LoanClosed"],
+            ])
+            // Past capacity now: the next batch starts from state folded from the store.
+            let next = writer.process([
+                pending(
+                    "c7", actor: "agent-7",
+                    .requestLoan(
+                        RequestLoan(
+                            loanId: "L2", accountId: "A1", principalCents: 500_000, monthlyRateBp: 400, tenureMonths: 3,
+                            frequency: .monthly))),
+                pending("c8", actor: "admin-1", .approveLoan(ApproveLoan(loanId: "L2"))),
+            ])
+            #expect(next.replies.map { types($0.reply) } == [["LoanRequested"], ["LoanApproved"]])
+        }
+    }
+
     @Test func retriesAreAnsweredFromTheJournal() throws {
         for store in try stores() {
             try bootstrap(store)

@@ -9,14 +9,18 @@ import StrataSQLite
 enum BenchCommand {
     static let scenarios = [
         "append", BenchCommandsScenario.name, BenchLatencyScenario.name, BenchProjectionsScenario.lag,
-        BenchProjectionsScenario.rebuild,
+        BenchProjectionsScenario.rebuild, BenchHistoryScenario.replay, BenchHistoryScenario.verify,
+        BenchMemoryScenario.name,
     ]
 
     static let spec = CommandSpec(
         ["bench"], summary: "Run a benchmark scenario and print its figures.",
-        arguments: [ArgumentSpec("SCENARIO", help: "append, commands, latency, lag or rebuild")],
+        arguments: [
+            ArgumentSpec("SCENARIO", help: "append, commands, latency, lag, rebuild, replay, verify or memory")
+        ],
         options: [
-            OptionSpec("events", value: "N", help: "Events per run (default 100000)."),
+            OptionSpec(
+                "events", value: "N", help: "Events per run (default 100000; replay, verify 1000000; memory 5000000)."),
             OptionSpec("repeat", value: "R", help: "Runs per figure (default 3)."),
             OptionSpec("dir", value: "DIR", help: "Where to put scratch stores (default: a new temporary directory)."),
             OptionSpec("json", help: "One JSON line per figure instead of a table."),
@@ -29,7 +33,8 @@ enum BenchCommand {
             the store's own commit size (100 rows per transaction), which separates the store's own
             cost from the cost of committing (one fsync per transaction).
             """ + "\n\n" + BenchCommandsScenario.discussion + "\n\n" + BenchLatencyScenario.discussion + "\n\n"
-            + BenchProjectionsScenario.discussion)
+            + BenchProjectionsScenario.discussion + "\n\n" + BenchHistoryScenario.discussion + "\n\n"
+            + BenchMemoryScenario.discussion)
 
     struct Figure {
         let scenario: String
@@ -81,6 +86,12 @@ enum BenchCommand {
         }
         if scenario == BenchProjectionsScenario.lag || scenario == BenchProjectionsScenario.rebuild {
             return try BenchProjectionsScenario.run(scenario, arguments, directory: directory, runs: runs)
+        }
+        if scenario == BenchHistoryScenario.replay || scenario == BenchHistoryScenario.verify {
+            return try BenchHistoryScenario.run(scenario, arguments, directory: directory, runs: runs)
+        }
+        if scenario == BenchMemoryScenario.name {
+            return try BenchMemoryScenario.run(arguments, directory: directory, runs: runs)
         }
 
         var raw: [Double] = []
