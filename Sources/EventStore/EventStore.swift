@@ -12,12 +12,10 @@ import StrataCore
 /// - every event is chained: `hash = SHA-256(prevHash ‖ canonical event)`;
 /// - a command id is decided once: the journal answers retries with the first outcome.
 public protocol EventStore: Sendable {
-    /// Appends the decisions of several commands in one transaction.
-    /// Returns one result per command, in order. Throws only when nothing was written.
-    func append(_ commands: [CommandWrite]) throws(StoreError) -> [CommandResult]
-
-    /// Appends like `append`, and also returns the events written, in position order, exactly
-    /// as stored: what the command service publishes, without reading back what it just wrote.
+    /// Appends the decisions of several commands in one transaction. Returns one result per
+    /// command, in order, and the events written, in position order, exactly as stored: what
+    /// the command service publishes, without reading back what it just wrote. Throws only
+    /// when nothing was written.
     func appendReturningEvents(_ commands: [CommandWrite]) throws(StoreError)
         -> (results: [CommandResult], events: [RecordedEvent])
 
@@ -41,15 +39,9 @@ public protocol EventStore: Sendable {
 }
 
 extension EventStore {
-    /// For a store that cannot do better: append, then read the new events back.
-    public func appendReturningEvents(_ commands: [CommandWrite]) throws(StoreError)
-        -> (results: [CommandResult], events: [RecordedEvent])
-    {
-        let before = try head()
-        let results = try append(commands)
-        var appended = 0
-        for case .recorded(.accepted(let events)) in results { appended += events.count }
-        return (results, appended == 0 ? [] : try events(after: before, limit: appended))
+    /// Appends the decisions of several commands in one transaction; one result per command.
+    public func append(_ commands: [CommandWrite]) throws(StoreError) -> [CommandResult] {
+        try appendReturningEvents(commands).results
     }
 
     public func append(_ command: CommandWrite) throws(StoreError) -> CommandResult {

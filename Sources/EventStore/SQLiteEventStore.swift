@@ -175,10 +175,6 @@ public final class SQLiteEventStore: EventStore {
 
     // MARK: - Appending
 
-    public func append(_ commands: [CommandWrite]) throws(StoreError) -> [CommandResult] {
-        try appendReturningEvents(commands).results
-    }
-
     public func appendReturningEvents(_ commands: [CommandWrite]) throws(StoreError)
         -> (results: [CommandResult], events: [RecordedEvent])
     {

@@ -30,10 +30,6 @@ public final class InMemoryEventStore: EventStore {
         self.state = Mutex(Storage())
     }
 
-    public func append(_ commands: [CommandWrite]) throws(StoreError) -> [CommandResult] {
-        try appendReturningEvents(commands).results
-    }
-
     public func appendReturningEvents(_ commands: [CommandWrite]) throws(StoreError)
         -> (results: [CommandResult], events: [RecordedEvent])
     {

@@ -11,7 +11,11 @@ import Testing
 private final class FailingStore: EventStore {
     let inner: any EventStore
     init(_ inner: any EventStore) { self.inner = inner }
-    func append(_ commands: [CommandWrite]) throws(StoreError) -> [CommandResult] { throw StoreError(.io, "disk on fire") }
+    func appendReturningEvents(_ commands: [CommandWrite]) throws(StoreError)
+        -> (results: [CommandResult], events: [RecordedEvent])
+    {
+        throw StoreError(.io, "disk on fire")
+    }
     func head() throws(StoreError) -> Int64 { try inner.head() }
     func events(after position: Int64, limit: Int, filter: EventFilter) throws(StoreError) -> [RecordedEvent] {
         try inner.events(after: position, limit: limit, filter: filter)
