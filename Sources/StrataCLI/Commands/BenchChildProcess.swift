@@ -19,14 +19,21 @@ struct BenchChildProcess {
         var exitCode: Int32? { status & 0x7f == 0 ? (status >> 8) & 0xff : nil }
     }
 
-    /// Starts `strata ARGUMENTS`, standard error into the file `standardError` (truncated).
-    static func start(_ arguments: [String], standardError: String) throws -> BenchChildProcess {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    /// This executable, which the benchmarks run as a child.
+    static var strata: String { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path }
+
+    /// Starts `EXECUTABLE ARGUMENTS` (this `strata` unless told otherwise), standard output
+    /// into the file `standardOutput` (or /dev/null), standard error into the file
+    /// `standardError`, both truncated.
+    static func start(
+        _ arguments: [String], executable: String = strata, standardOutput: String = "/dev/null",
+        standardError: String
+    ) throws -> BenchChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, standardOutput, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         var cArguments = ([executable] + arguments).map { strdup($0) }
         cArguments.append(nil)
@@ -35,7 +42,7 @@ struct BenchChildProcess {
         let rc = posix_spawn(&pid, executable, &actions, nil, cArguments, environ)
         guard rc == 0 else {
             let reason = String(cString: strerror(rc))
-            throw CommandFailure.environment("cannot start strata \(arguments.joined(separator: " ")): \(reason)")
+            throw CommandFailure.environment("cannot start \(executable) \(arguments.joined(separator: " ")): \(reason)")
         }
         return BenchChildProcess(pid: pid, arguments: arguments, standardError: standardError)
     }

@@ -26,7 +26,7 @@ struct BenchPeer {
     let script: String
 
     static func locate() throws -> BenchPeer {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let executable = URL(fileURLWithPath: BenchChildProcess.strata).deletingLastPathComponent()
         let current = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         for start in [executable, current] {
             var directory = start
@@ -51,34 +51,14 @@ struct BenchPeer {
             unlink(out)
             unlink(err)
         }
-        guard FileManager.default.createFile(atPath: out, contents: nil),
-            FileManager.default.createFile(atPath: err, contents: nil),
-            let outHandle = FileHandle(forWritingAtPath: out), let errHandle = FileHandle(forWritingAtPath: err)
-        else {
-            throw CommandFailure.environment("cannot create the peer's output files in \(directory)")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: script)
-        process.arguments = ["--loans", String(loans), "--dir", directory]
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw CommandFailure.environment("cannot run the Python peer \(script): \(error.localizedDescription)")
-        }
-        process.waitUntilExit()
-        try? outHandle.close()
-        try? errHandle.close()
+        let child = try BenchChildProcess.start(
+            ["--loans", String(loans), "--dir", directory], executable: script, standardOutput: out, standardError: err)
+        let exit = child.wait()
         let stdout = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
-        let stderr = ((try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let stderr = child.log.trimmingCharacters(in: .whitespacesAndNewlines)
         let said = stderr.isEmpty ? "" : ":\n" + String(stderr.suffix(4000))
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let how =
-                process.terminationReason == .exit
-                ? "exit \(process.terminationStatus)" : "signal \(process.terminationStatus)"
+        guard exit.exitCode == 0 else {
+            let how = exit.exitCode.map { "exit \($0)" } ?? "signal \(exit.status & 0x7f)"
             throw CommandFailure.environment("the Python peer \(script) failed (\(how))\(said)")
         }
         guard let run = Self.parse(stdout) else {
