@@ -63,6 +63,15 @@ public final class ServiceProcess: Sendable {
     public var processIdentifier: Int32 { process.processIdentifier }
     public var isRunning: Bool { process.isRunning }
 
+    /// The service's peak resident memory so far in KiB (VmHWM), while it runs.
+    public var peakResidentKiB: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(processIdentifier)/status", encoding: .utf8) else {
+            return nil
+        }
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+        return line.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") }
+    }
+
     /// What the service logged so far.
     public var log: String { process.log }
 

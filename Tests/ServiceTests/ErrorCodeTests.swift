@@ -15,7 +15,7 @@ import Workloads
     // MARK: - MALFORMED
 
     @Test func malformedInputsAreRefusedAndTheServiceKeepsServing() throws {
-        let rig = try ErrorCodeRig()
+        let rig = try ServiceRig()
         defer { rig.close() }
         let headBefore = try rig.head()
         let goodBody = rig.registration(id: "m-probe", agent: "m-probe-agent", username: "mprobe")
@@ -23,20 +23,20 @@ import Workloads
 
         // Frames: a DEALER forgetting the delimiter (REQ-style), one frame too many, too few.
         var reply = try rig.exchange([signed[1], signed[2]])
-        expectErrorCodeRefusal(reply, "MALFORMED", "BAD_FRAMES", id: nil)
+        expectRefusal(reply, "MALFORMED", "BAD_FRAMES", id: nil)
         try rig.expectStillServing()
         reply = try rig.exchange(signed + [Array("extra".utf8)])
-        expectErrorCodeRefusal(reply, "MALFORMED", "BAD_FRAMES", id: nil)
+        expectRefusal(reply, "MALFORMED", "BAD_FRAMES", id: nil)
         try rig.expectStillServing()
         reply = try rig.exchange([[], signed[1], signed[2], [], signed[2]])
-        expectErrorCodeRefusal(reply, "MALFORMED", "BAD_FRAMES", id: nil)
+        expectRefusal(reply, "MALFORMED", "BAD_FRAMES", id: nil)
         try rig.expectStillServing()
         reply = try rig.exchange([[], goodBody])
-        expectErrorCodeRefusal(reply, "MALFORMED", "BAD_FRAMES", id: nil)
+        expectRefusal(reply, "MALFORMED", "BAD_FRAMES", id: nil)
         try rig.expectStillServing()
         // Four frames, but the first is not the empty delimiter.
         reply = try rig.exchange([signed[1], signed[2], signed[2]])
-        expectErrorCodeRefusal(reply, "MALFORMED", "BAD_FRAMES", id: nil)
+        expectRefusal(reply, "MALFORMED", "BAD_FRAMES", id: nil)
         try rig.expectStillServing()
 
         // Bodies, each correctly signed, so only the body is wrong.
@@ -69,7 +69,7 @@ import Workloads
         ]
         for (name, body, reason, id) in bodies {
             let reply = try rig.exchange(try rig.signedFrames(body))
-            expectErrorCodeRefusal(reply, "MALFORMED", reason, id: id, "\(name)")
+            expectRefusal(reply, "MALFORMED", reason, id: id, "\(name)")
             try rig.expectStillServing("after \(name)")
         }
 
@@ -87,7 +87,7 @@ import Workloads
         ]
         for (name, badHeader) in badHeaders {
             let reply = try rig.exchange([[], badHeader, goodBody])
-            expectErrorCodeRefusal(reply, "MALFORMED", "BAD_HEADER", id: nil, name)
+            expectRefusal(reply, "MALFORMED", "BAD_HEADER", id: nil, name)
             try rig.expectStillServing("after \(name)")
         }
 
@@ -109,14 +109,14 @@ import Workloads
     // MARK: - TOO_LARGE
 
     @Test func bodiesOverTheLimitAreTooLarge() throws {
-        let rig = try ErrorCodeRig()
+        let rig = try ServiceRig()
         defer { rig.close() }
         let headBefore = try rig.head()
         for (id, size) in [("big-64k1", 64 * 1024 + 1), ("big-1m", 1024 * 1024)] {
             let body = errorCodePaddedBody(id: id, size: size)
             #expect(body.count == size)
             let reply = try rig.exchange(try rig.signedFrames(body))
-            expectErrorCodeRefusal(reply, "TOO_LARGE", "BODY_TOO_LARGE", id: nil, "\(size) bytes")
+            expectRefusal(reply, "TOO_LARGE", "BODY_TOO_LARGE", id: nil, "\(size) bytes")
             #expect(reply["error"]?["message"]?.stringValue?.contains("\(size)") == true, "\(CanonicalJSON.string(reply))")
             try rig.expectStillServing("after \(size) bytes")
             #expect(try rig.journaled(id) == nil)
@@ -132,7 +132,7 @@ import Workloads
     // MARK: - UNAUTHENTICATED
 
     @Test func badCredentialsAreUnauthenticated() throws {
-        let rig = try ErrorCodeRig()
+        let rig = try ServiceRig()
         defer { rig.close() }
         let headBefore = try rig.head()
         let now = Timestamp.now().secondsSinceEpoch
@@ -143,21 +143,21 @@ import Workloads
 
         // An unknown key (signed with a real secret).
         var reply = try rig.exchange(try rig.signedFrames(body("u-unknown"), key: "nobody", secretOf: service))
-        expectErrorCodeRefusal(reply, "UNAUTHENTICATED", "BAD_SIGNATURE", id: "u-unknown")
+        expectRefusal(reply, "UNAUTHENTICATED", "BAD_SIGNATURE", id: "u-unknown")
         // A known key, signed with another key's secret.
         reply = try rig.exchange(try rig.signedFrames(body("u-wrongsecret"), key: service, secretOf: ServiceProcess.Keys.commandsOnly))
-        expectErrorCodeRefusal(reply, "UNAUTHENTICATED", "BAD_SIGNATURE", id: "u-wrongsecret")
+        expectRefusal(reply, "UNAUTHENTICATED", "BAD_SIGNATURE", id: "u-wrongsecret")
         // Signed, then one byte of the body changed.
         var altered = try rig.signedFrames(body("u-altered"))
         let at = try #require(altered[2].firstIndex(of: UInt8(ascii: "@")))
         altered[2][at - 1] ^= 0x01
         reply = try rig.exchange(altered)
-        expectErrorCodeRefusal(reply, "UNAUTHENTICATED", "BAD_SIGNATURE", id: "u-altered")
+        expectRefusal(reply, "UNAUTHENTICATED", "BAD_SIGNATURE", id: "u-altered")
         // Signed over another key id than the header names.
         let forOther = RequestSignature.sign(secret: svcSecret, keyId: "other", timestamp: now, body: body("u-keyid"))
         let header = RequestHeader(keyId: service, timestamp: now, signature: forOther)
         reply = try rig.exchange([[], header.json, body("u-keyid")])
-        expectErrorCodeRefusal(reply, "UNAUTHENTICATED", "BAD_SIGNATURE", id: "u-keyid")
+        expectRefusal(reply, "UNAUTHENTICATED", "BAD_SIGNATURE", id: "u-keyid")
 
         // ts 301 s in the past, through a client on a fixed clock.
         let stale = try SignedClient(
@@ -165,17 +165,17 @@ import Workloads
             clock: FixedClock(Timestamp(secondsSinceEpoch: now - 301)))
         defer { stale.close() }
         let staleReply = try #require(try stale.request(body("u-past")), "no reply")
-        expectErrorCodeRefusal(try JSONParser.parse(staleReply), "UNAUTHENTICATED", "STALE_TIMESTAMP", id: "u-past")
+        expectRefusal(try JSONParser.parse(staleReply), "UNAUTHENTICATED", "STALE_TIMESTAMP", id: "u-past")
         // …and 301 s (a second more, for the second that may tick on the way) in the future.
         reply = try rig.exchange(try rig.signedFrames(body("u-future"), ts: now + 302))
-        expectErrorCodeRefusal(reply, "UNAUTHENTICATED", "STALE_TIMESTAMP", id: "u-future")
+        expectRefusal(reply, "UNAUTHENTICATED", "STALE_TIMESTAMP", id: "u-future")
         // Far outside any window, and at the extremes of Int64.
         reply = try rig.exchange(try rig.signedFrames(body("u-zero"), ts: 0))
-        expectErrorCodeRefusal(reply, "UNAUTHENTICATED", "STALE_TIMESTAMP", id: "u-zero")
+        expectRefusal(reply, "UNAUTHENTICATED", "STALE_TIMESTAMP", id: "u-zero")
         reply = try rig.exchange(try rig.signedFrames(body("u-min"), ts: Int64.min))
-        expectErrorCodeRefusal(reply, "UNAUTHENTICATED", "STALE_TIMESTAMP", id: "u-min")
+        expectRefusal(reply, "UNAUTHENTICATED", "STALE_TIMESTAMP", id: "u-min")
         reply = try rig.exchange(try rig.signedFrames(body("u-max"), ts: Int64.max))
-        expectErrorCodeRefusal(reply, "UNAUTHENTICATED", "STALE_TIMESTAMP", id: "u-max")
+        expectRefusal(reply, "UNAUTHENTICATED", "STALE_TIMESTAMP", id: "u-max")
 
         try rig.expectStillServing()
         // Within the window either way, clocks may differ: accepted.
@@ -196,15 +196,15 @@ import Workloads
         try history.connect(rig.service.history)
         let page = Array(#"{"after":0,"limit":1}"#.utf8)
         reply = try rig.exchange(try rig.signedFrames(page, key: "nobody", secretOf: service), on: history)
-        expectErrorCodeRefusal(reply, "UNAUTHENTICATED", "BAD_SIGNATURE", id: nil)
+        expectRefusal(reply, "UNAUTHENTICATED", "BAD_SIGNATURE", id: nil)
         reply = try rig.exchange(try rig.signedFrames(page, ts: now - 301), on: history)
-        expectErrorCodeRefusal(reply, "UNAUTHENTICATED", "STALE_TIMESTAMP", id: nil)
+        expectRefusal(reply, "UNAUTHENTICATED", "STALE_TIMESTAMP", id: nil)
     }
 
     // MARK: - FORBIDDEN
 
     @Test func missingScopesAndImpossibleActorsAreForbidden() throws {
-        let rig = try ErrorCodeRig()
+        let rig = try ServiceRig()
         defer { rig.close() }
 
         // A history-only key posting a command: refused at the gate, not journaled.
@@ -212,7 +212,7 @@ import Workloads
         var reply = try rig.exchange(
             try rig.signedFrames(
                 rig.registration(id: "f-scope", agent: "f-scope-agent", username: "fscope"), key: ServiceProcess.Keys.historyOnly))
-        expectErrorCodeRefusal(reply, "FORBIDDEN", "KEY_SCOPE", id: "f-scope")
+        expectRefusal(reply, "FORBIDDEN", "KEY_SCOPE", id: "f-scope")
         #expect(try rig.journaled("f-scope") == nil)
         #expect(try rig.head() == headBefore)
 
@@ -222,11 +222,11 @@ import Workloads
         try history.connect(rig.service.history)
         let page = Array(#"{"after":0,"limit":10}"#.utf8)
         reply = try rig.exchange(try rig.signedFrames(page, key: ServiceProcess.Keys.commandsOnly), on: history)
-        expectErrorCodeRefusal(reply, "FORBIDDEN", "KEY_SCOPE", id: nil)
+        expectRefusal(reply, "FORBIDDEN", "KEY_SCOPE", id: nil)
         #expect(reply["events"] == nil, "a refusal carries no events")
         // The agents-only key has no history scope either; the service key has.
         reply = try rig.exchange(try rig.signedFrames(page, key: ServiceProcess.Keys.agentsOnly), on: history)
-        expectErrorCodeRefusal(reply, "FORBIDDEN", "KEY_SCOPE", id: nil)
+        expectRefusal(reply, "FORBIDDEN", "KEY_SCOPE", id: nil)
         reply = try rig.exchange(try rig.signedFrames(page), on: history)
         #expect(reply["events"]?.arrayValue?.isEmpty == false, "\(CanonicalJSON.string(reply))")
 
@@ -241,9 +241,9 @@ import Workloads
         headBefore = try rig.head()
         let approveA = CommandBody(id: "f-keyrole", type: "ApproveAgent", actor: ServiceProcess.admin, payload: ["agentId": "f-agent-a"]).json
         reply = try rig.exchange(try rig.signedFrames(approveA, key: agents))
-        expectErrorCodeRefusal(reply, "FORBIDDEN", "KEY_ROLE_NOT_PERMITTED", id: "f-keyrole")
+        expectRefusal(reply, "FORBIDDEN", "KEY_ROLE_NOT_PERMITTED", id: "f-keyrole")
         #expect(reply["duplicate"] == nil || reply["duplicate"] == .bool(false))
-        try expectErrorCodeJournaled(rig, "f-keyrole", reply)
+        try expectJournaled(rig, "f-keyrole", reply)
         #expect(try rig.head() == headBefore)
 
         // The admin approves A through the service key.
@@ -256,8 +256,8 @@ import Workloads
         for (id, key) in [("f-agent-approves", ServiceProcess.Keys.service), ("f-agent-approves-2", agents)] {
             let body = CommandBody(id: id, type: "ApproveAgent", actor: "f-agent-a", payload: ["agentId": "f-agent-b"]).json
             reply = try rig.exchange(try rig.signedFrames(body, key: key))
-            expectErrorCodeRefusal(reply, "FORBIDDEN", "ROLE_NOT_ALLOWED", id: id)
-            try expectErrorCodeJournaled(rig, id, reply)
+            expectRefusal(reply, "FORBIDDEN", "ROLE_NOT_ALLOWED", id: id)
+            try expectJournaled(rig, id, reply)
         }
         // A pending agent opening an account: ACTOR_NOT_APPROVED; no user at all: UNKNOWN_ACTOR.
         let openByPending = CommandBody(
@@ -267,19 +267,19 @@ import Workloads
                 "assignedAgentId": "f-agent-b",
             ]).json
         reply = try rig.exchange(try rig.signedFrames(openByPending))
-        expectErrorCodeRefusal(reply, "FORBIDDEN", "ACTOR_NOT_APPROVED", id: "f-pending")
-        try expectErrorCodeJournaled(rig, "f-pending", reply)
+        expectRefusal(reply, "FORBIDDEN", "ACTOR_NOT_APPROVED", id: "f-pending")
+        try expectJournaled(rig, "f-pending", reply)
         let byStranger = CommandBody(id: "f-stranger", type: "ApproveAgent", actor: "nobody-at-all", payload: ["agentId": "f-agent-b"]).json
         reply = try rig.exchange(try rig.signedFrames(byStranger))
-        expectErrorCodeRefusal(reply, "FORBIDDEN", "UNKNOWN_ACTOR", id: "f-stranger")
-        try expectErrorCodeJournaled(rig, "f-stranger", reply)
+        expectRefusal(reply, "FORBIDDEN", "UNKNOWN_ACTOR", id: "f-stranger")
+        try expectJournaled(rig, "f-stranger", reply)
         #expect(try rig.head() == headBefore)
     }
 
     // MARK: - INVALID
 
     @Test func payloadProblemsAreInvalidWithEveryProblemListed() throws {
-        let rig = try ErrorCodeRig()
+        let rig = try ServiceRig()
         defer { rig.close() }
         let headBefore = try rig.head()
 
@@ -294,32 +294,32 @@ import Workloads
             "loanId:INVALID_IDENTIFIER", "accountId:REQUIRED", "principalCents:WRONG_TYPE", "monthlyRateBp:OUT_OF_RANGE",
             "tenureMonths:OUT_OF_RANGE", "frequency:UNKNOWN_VALUE", "requestedOn:FUTURE_DATE", "colour:UNKNOWN_FIELD",
         ]
-        let details = errorCodeDetails(reply)
-        expectErrorCodeRefusal(reply, "INVALID", details.first?.split(separator: ":").last.map(String.init) ?? "?", id: "i-loan")
+        let details = refusalDetails(reply)
+        expectRefusal(reply, "INVALID", details.first?.split(separator: ":").last.map(String.init) ?? "?", id: "i-loan")
         #expect(Set(details) == expected, "every problem listed: \(details)")
         #expect(details.count == expected.count, "each problem once: \(details)")
-        try expectErrorCodeJournaled(rig, "i-loan", reply)
+        try expectJournaled(rig, "i-loan", reply)
 
         let payment = CommandBody(
             id: "i-payment", type: "ReceivePayment", actor: ServiceProcess.admin,
             payload: ["paymentId": "p1", "loanId": "nope", "amountCents": 0, "paidOn": "2024-13-45", "method": nil])
             .json
         reply = try rig.exchange(try rig.signedFrames(payment))
-        #expect(Set(errorCodeDetails(reply)) == ["amountCents:MUST_BE_POSITIVE", "paidOn:INVALID_FORMAT"], "\(CanonicalJSON.string(reply))")
-        expectErrorCodeRefusal(reply, "INVALID", errorCodeDetails(reply).first?.split(separator: ":").last.map(String.init) ?? "?", id: "i-payment")
-        try expectErrorCodeJournaled(rig, "i-payment", reply)
+        #expect(Set(refusalDetails(reply)) == ["amountCents:MUST_BE_POSITIVE", "paidOn:INVALID_FORMAT"], "\(CanonicalJSON.string(reply))")
+        expectRefusal(reply, "INVALID", refusalDetails(reply).first?.split(separator: ":").last.map(String.init) ?? "?", id: "i-payment")
+        try expectJournaled(rig, "i-payment", reply)
 
         // INVALID comes before any actor check: an unknown actor's bad payload is INVALID.
         let unknownActor = CommandBody(id: "i-actor", type: "ApproveLoan", actor: "no-such-user", payload: [:]).json
         reply = try rig.exchange(try rig.signedFrames(unknownActor))
-        expectErrorCodeRefusal(reply, "INVALID", "REQUIRED", id: "i-actor")
-        #expect(errorCodeDetails(reply) == ["loanId:REQUIRED"])
+        expectRefusal(reply, "INVALID", "REQUIRED", id: "i-actor")
+        #expect(refusalDetails(reply) == ["loanId:REQUIRED"])
 
         let rocket = CommandBody(id: "i-type", type: "LaunchRocket", actor: ServiceProcess.admin, payload: ["to": "moon"]).json
         reply = try rig.exchange(try rig.signedFrames(rocket))
-        expectErrorCodeRefusal(reply, "INVALID", "UNKNOWN_COMMAND_TYPE", id: "i-type")
-        #expect(errorCodeDetails(reply) == ["type:UNKNOWN_COMMAND_TYPE"])
-        try expectErrorCodeJournaled(rig, "i-type", reply)
+        expectRefusal(reply, "INVALID", "UNKNOWN_COMMAND_TYPE", id: "i-type")
+        #expect(refusalDetails(reply) == ["type:UNKNOWN_COMMAND_TYPE"])
+        try expectJournaled(rig, "i-type", reply)
         #expect(try rig.head() == headBefore)
         try rig.expectStillServing()
     }
@@ -327,7 +327,7 @@ import Workloads
     // MARK: - NOT_FOUND, CONFLICT, REJECTED
 
     @Test func missingTargetsVersionConflictsAndDomainRulesAreRefusedAndJournaled() throws {
-        let rig = try ErrorCodeRig()
+        let rig = try ServiceRig()
         defer { rig.close() }
         let workload = LendingWorkload(
             admin: ServiceProcess.admin, prefix: "ec", agents: 1, accountsPerAgent: 1, today: Timestamp.now().date)
@@ -341,8 +341,8 @@ import Workloads
         // NOT_FOUND: a loan and an account that do not exist.
         let approveMissing = CommandBody(id: "n-loan", type: "ApproveLoan", actor: ServiceProcess.admin, payload: ["loanId": "ec-no-loan"]).json
         var reply = try rig.exchange(try rig.signedFrames(approveMissing))
-        expectErrorCodeRefusal(reply, "NOT_FOUND", "LOAN_NOT_FOUND", id: "n-loan")
-        try expectErrorCodeJournaled(rig, "n-loan", reply)
+        expectRefusal(reply, "NOT_FOUND", "LOAN_NOT_FOUND", id: "n-loan")
+        try expectJournaled(rig, "n-loan", reply)
         let requestMissing = CommandBody(
             id: "n-account", type: "RequestLoan", actor: ServiceProcess.admin,
             payload: [
@@ -350,8 +350,8 @@ import Workloads
                 "tenureMonths": 6, "frequency": "MONTHLY",
             ]).json
         reply = try rig.exchange(try rig.signedFrames(requestMissing))
-        expectErrorCodeRefusal(reply, "NOT_FOUND", "ACCOUNT_NOT_FOUND", id: "n-account")
-        try expectErrorCodeJournaled(rig, "n-account", reply)
+        expectRefusal(reply, "NOT_FOUND", "ACCOUNT_NOT_FOUND", id: "n-account")
+        try expectJournaled(rig, "n-account", reply)
 
         // CONFLICT: the loan is at version 1, not 5, nor 0.
         for (id, version) in [("c-ahead", Int64(5)), ("c-behind", Int64(0))] {
@@ -360,8 +360,8 @@ import Workloads
                 expectedVersion: version
             ).json
             reply = try rig.exchange(try rig.signedFrames(approve))
-            expectErrorCodeRefusal(reply, "CONFLICT", "WRONG_EXPECTED_VERSION", id: id)
-            try expectErrorCodeJournaled(rig, id, reply)
+            expectRefusal(reply, "CONFLICT", "WRONG_EXPECTED_VERSION", id: id)
+            try expectJournaled(rig, id, reply)
         }
         #expect(try rig.head() == headBefore, "refusals append nothing")
         let loanStream = try #require(StreamName(category: "loan", id: loanId))
@@ -382,12 +382,12 @@ import Workloads
         headBefore = try rig.head()
         let again = CommandBody(id: "r-again", type: "ApproveLoan", actor: ServiceProcess.admin, payload: ["loanId": .string(loanId)]).json
         reply = try rig.exchange(try rig.signedFrames(again))
-        expectErrorCodeRefusal(reply, "REJECTED", "LOAN_NOT_PENDING", id: "r-again")
-        try expectErrorCodeJournaled(rig, "r-again", reply)
+        expectRefusal(reply, "REJECTED", "LOAN_NOT_PENDING", id: "r-again")
+        try expectJournaled(rig, "r-again", reply)
         let taken = rig.registration(id: "r-username", agent: "ec-someone-else", username: "EC-AGENT0")
         reply = try rig.exchange(try rig.signedFrames(taken))
-        expectErrorCodeRefusal(reply, "REJECTED", "USERNAME_TAKEN", id: "r-username")
-        try expectErrorCodeJournaled(rig, "r-username", reply)
+        expectRefusal(reply, "REJECTED", "USERNAME_TAKEN", id: "r-username")
+        try expectJournaled(rig, "r-username", reply)
         #expect(try rig.head() == headBefore, "refusals append nothing")
         try rig.expectStillServing()
     }
@@ -395,7 +395,7 @@ import Workloads
     // MARK: - REQ clients
 
     @Test func aREQClientGetsOneFrameReplies() throws {
-        let rig = try ErrorCodeRig()
+        let rig = try ServiceRig()
         defer { rig.close() }
         let req = try ZMQSocket(rig.context, .request)
         defer { req.close() }
@@ -417,131 +417,18 @@ import Workloads
 
         // The same framing rules: one frame, or three, are MALFORMED; the socket keeps working.
         reply = try ask([good[2]])
-        expectErrorCodeRefusal(reply, "MALFORMED", "BAD_FRAMES", id: nil)
+        expectRefusal(reply, "MALFORMED", "BAD_FRAMES", id: nil)
         reply = try ask([good[1], good[2], good[2]])
-        expectErrorCodeRefusal(reply, "MALFORMED", "BAD_FRAMES", id: nil)
+        expectRefusal(reply, "MALFORMED", "BAD_FRAMES", id: nil)
         // A refusal decided by the domain reaches a REQ client too; and a retry is a duplicate.
         let missing = try rig.signedFrames(
             CommandBody(id: "q-missing", type: "ApproveLoan", actor: ServiceProcess.admin, payload: ["loanId": "none"]).json)
         reply = try ask([missing[1], missing[2]])
-        expectErrorCodeRefusal(reply, "NOT_FOUND", "LOAN_NOT_FOUND", id: "q-missing")
+        expectRefusal(reply, "NOT_FOUND", "LOAN_NOT_FOUND", id: "q-missing")
         reply = try ask([good[1], good[2]])
         #expect(reply["ok"] == .bool(true) && reply["duplicate"] == .bool(true), "\(CanonicalJSON.string(reply))")
     }
 }
-
-// MARK: - Helpers
-
-/// A running service with a raw DEALER on its commands endpoint, and the store beneath it.
-private final class ErrorCodeRig {
-    let data: URL
-    let service: ServiceProcess
-    let context: ZMQContext
-    let dealer: ZMQSocket
-    /// Good commands sent by `expectStillServing`, each appending one event.
-    private(set) var probes = 0
-
-    init() throws {
-        let data = try ChildProcess.temporaryDirectory("strata-errors")
-        do {
-            try ServiceProcess.prepare(data)
-            service = try ServiceProcess(dataDirectory: data)
-            context = try ZMQContext()
-            dealer = try ZMQSocket(context, .dealer)
-            try dealer.connect(service.commands)
-        } catch {
-            try? FileManager.default.removeItem(at: data)
-            throw error
-        }
-        self.data = data
-    }
-
-    func close() {
-        dealer.close()
-        #expect(service.stop() == 0, "the service stops cleanly: \(service.log)")
-        try? FileManager.default.removeItem(at: data)
-    }
-
-    func signedFrames(
-        _ body: [UInt8], key: String = ServiceProcess.Keys.service, secretOf: String? = nil, ts: Int64? = nil
-    ) throws -> [[UInt8]] {
-        try service.signedFrames(body, key: key, secretOf: secretOf, timestamp: ts)
-    }
-
-    /// Sends `frames` as they are on `socket` (a DEALER) and reads the reply `["", json]`.
-    func exchange(_ frames: [[UInt8]], on socket: ZMQSocket? = nil, sourceLocation: SourceLocation = #_sourceLocation)
-        throws -> JSONValue
-    {
-        let socket = socket ?? dealer
-        try socket.send(frames)
-        return try JSONParser.parse(
-            receiveReply(on: socket, from: service, timeoutMilliseconds: 15_000, sourceLocation: sourceLocation))
-    }
-
-    /// An agent registering itself: a body the service accepts once.
-    func registration(id: String, agent: String, username: String) -> [UInt8] {
-        CommandBody(
-            id: id, type: "RegisterUser", actor: agent,
-            payload: [
-                "userId": .string(agent), "username": .string(username), "email": .string("\(agent)@example.com"),
-                "role": "AGENT",
-            ]
-        ).json
-    }
-
-    /// Sends a new good command and expects it accepted: the service survived what came before.
-    func expectStillServing(_ note: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        probes += 1
-        let id = "alive-\(probes)"
-        let reply = try exchange(
-            signedFrames(registration(id: id, agent: "alive-agent-\(probes)", username: "alive\(probes)")),
-            sourceLocation: sourceLocation)
-        #expect(
-            reply["id"]?.stringValue == id && reply["ok"] == .bool(true),
-            "the service still serves\(note.map { " (\($0))" } ?? ""): \(CanonicalJSON.string(reply))", sourceLocation: sourceLocation)
-        #expect(service.isRunning, sourceLocation: sourceLocation)
-    }
-
-    func store() throws -> SQLiteEventStore { try service.store() }
-
-    func head() throws -> Int64 { try store().head() }
-
-    func journaled(_ id: String) throws -> JournalEntry? { try store().journalEntry(commandId: id) }
-}
-
-/// A refusal as the contract shapes it: `ok` false, the code and reason, a message, the id
-/// when the body's id was read, and not a duplicate (a first decision).
-private func expectErrorCodeRefusal(
-    _ reply: JSONValue, _ code: String, _ reason: String, id: String?, _ note: String? = nil,
-    sourceLocation: SourceLocation = #_sourceLocation
-) {
-    let text = "\(note.map { "\($0): " } ?? "")\(CanonicalJSON.string(reply))"
-    #expect(reply["ok"] == .bool(false), "\(text)", sourceLocation: sourceLocation)
-    #expect(reply["error"]?["code"]?.stringValue == code, "code: \(text)", sourceLocation: sourceLocation)
-    #expect(reply["error"]?["reason"]?.stringValue == reason, "reason: \(text)", sourceLocation: sourceLocation)
-    #expect(reply["error"]?["message"]?.stringValue?.isEmpty == false, "message: \(text)", sourceLocation: sourceLocation)
-    #expect(reply["id"]?.stringValue == id, "id: \(text)", sourceLocation: sourceLocation)
-    #expect(reply["duplicate"] != .bool(true), "a first decision is no duplicate: \(text)", sourceLocation: sourceLocation)
-    #expect(reply["events"] == nil, "a refusal has no events: \(text)", sourceLocation: sourceLocation)
-}
-
-/// The journal holds `id` with exactly the refusal that was sent.
-private func expectErrorCodeJournaled(
-    _ rig: ErrorCodeRig, _ id: String, _ reply: JSONValue, sourceLocation: SourceLocation = #_sourceLocation
-) throws {
-    let entry = try rig.journaled(id)
-    #expect(entry != nil, "\(id) was decided and must be journaled", sourceLocation: sourceLocation)
-    guard let entry, let error = reply["error"].flatMap(StrataError.init(json:)) else { return }
-    #expect(entry.outcome == .refused(error), "the journal keeps the reply sent", sourceLocation: sourceLocation)
-}
-
-/// A reply's `details` as `field:reason`, in order.
-private func errorCodeDetails(_ reply: JSONValue) -> [String] {
-    (reply["error"]?["details"]?.arrayValue ?? []).map {
-        "\($0["field"]?.stringValue ?? "?"):\($0["reason"]?.stringValue ?? "?")"
-    }
-}
-
 
 /// A well-formed RegisterUser body of exactly `size` bytes (padded in an unknown payload field).
 private func errorCodePaddedBody(id: String, size: Int) -> [UInt8] {

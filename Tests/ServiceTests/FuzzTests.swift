@@ -118,6 +118,9 @@ import Workloads
         oversized.close()
 
         #expect(service.isRunning, "seed \(seed): the service died; log:\n\(service.log)")
+        let peak = try #require(service.peakResidentKiB, "no /proc status")
+        print("FuzzTests: service peak RSS \(peak / 1024) MiB")
+        #expect(peak < 200 * 1024, "the service's peak resident memory \(peak) KiB")
         let store = try SQLiteEventStore(readingAt: storePath)
         #expect(try store.head() == headBefore, "seed \(seed): fuzz requests appended events")
         var journaled: [String] = []
