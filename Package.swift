@@ -81,13 +81,21 @@ let package = Package(
         .executableTarget(
             name: "StoreCrashWriter", dependencies: ["EventStore", "Events", "StrataCore"],
             path: "Tests/StoreCrashWriter", swiftSettings: strict),
+        // The parsers hostile bytes reach, for libFuzzer (scripts/fuzz) and, built plainly,
+        // a replay of the fuzzing corpus that FuzzCorpusTests run.
+        .executableTarget(
+            name: "StrataFuzz", dependencies: ["Bus", "CLibFuzzer", "CommandService", "Domain", "Events", "StrataCore"],
+            path: "Tests/Fuzz", exclude: ["corpus", "CLibFuzzer"], swiftSettings: strict),
+        .systemLibrary(name: "CLibFuzzer", path: "Tests/Fuzz/CLibFuzzer"),
 
         .testTarget(name: "StrataCoreTests", dependencies: ["StrataCore", "StrataTesting"], swiftSettings: strict),
         .testTarget(
             name: "EventsTests", dependencies: ["Events", "StrataCore", "StrataTesting"], swiftSettings: strict),
         .testTarget(
             name: "CommandServiceTests",
-            dependencies: ["CommandService", "Bus", "Domain", "EventStore", "Events", "StrataCore", "StrataTesting"],
+            dependencies: [
+                "CommandService", "Bus", "Domain", "EventStore", "Events", "StrataCore", "StrataFuzz", "StrataTesting",
+            ],
             swiftSettings: strict),
         // End to end: the real `strata serve` process, talked to over ZeroMQ on loopback.
         .testTarget(

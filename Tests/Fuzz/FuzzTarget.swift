@@ -1,0 +1,104 @@
+import Bus
+import CommandService
+import Domain
+import Events
+import StrataCore
+
+/// The parsers that hostile bytes reach, each as a function of one input that traps when a
+/// property fails. libFuzzer drives them with coverage feedback (`scripts/fuzz`); the plain
+/// build replays a corpus through the same functions, so what a fuzzing run found once is
+/// checked by every test run.
+enum FuzzTarget: String, CaseIterable {
+    /// The strict JSON parser: whatever it accepts prints canonically, and the canonical
+    /// print parses back to the same value and prints the same bytes again.
+    case json
+    /// A command body, signed as a client signs it, through the gate and the command's
+    /// payload rules: any answer is one of the contract's codes, and a command the rules
+    /// accept reads back the same from the payload it prints.
+    case command
+    /// A history request body, signed, through the gate and the range checks.
+    case history
+    /// Stored event data (the first byte picks the event type): decoding never traps, and
+    /// the fast canonical reader accepts only bytes that are exactly the event's canonical
+    /// encoding.
+    case event
+
+    func run(_ input: [UInt8]) {
+        switch self {
+        case .json: fuzzJSON(input)
+        case .command: fuzzCommand(input)
+        case .history: fuzzHistory(input)
+        case .event: fuzzEvent(input)
+        }
+    }
+}
+
+private func fuzzJSON(_ input: [UInt8]) {
+    guard let value = try? JSONParser.parse(input) else { return }
+    let canonical = CanonicalJSON.bytes(value)
+    guard let again = try? JSONParser.parse(canonical) else { fatalError("canonical bytes do not parse") }
+    precondition(again == value, "the canonical print reads back as another value")
+    precondition(CanonicalJSON.bytes(again) == canonical, "printing canonically is not idempotent")
+}
+
+private let fuzzKey = KeyFile.Key(id: "fuzz", secret: [UInt8](repeating: 7, count: 32), scopes: [.commands, .history])
+private let fuzzKeys = KeyFile(keys: [fuzzKey])
+private let fuzzNow: Int64 = 1_795_000_000
+private let contractCodes: Set<StrataError.Code> = [.malformed, .tooLarge, .invalid]
+
+/// The ROUTER's view of a DEALER sending `body`, signed with the fuzz key.
+private func signedFrames(_ body: [UInt8]) -> [[UInt8]] {
+    let header = RequestSignature.header(secret: fuzzKey.secret, keyId: fuzzKey.id, timestamp: fuzzNow, body: body)
+    return [[1, 2, 3], [], header.json, body]
+}
+
+private func fuzzCommand(_ input: [UInt8]) {
+    let gate = RequestGate(keys: fuzzKeys, scope: .commands)
+    switch gate.admit(signedFrames(input), now: fuzzNow, readBody: CommandBody.parse) {
+    case nil: fatalError("a request with a routing id went unanswered")
+    case .failure(let refused):
+        precondition(contractCodes.contains(refused.error.code), "a signed body refused as \(refused.error.code)")
+    case .success(let admitted):
+        let context = DecisionContext(now: Timestamp(secondsSinceEpoch: fuzzNow))
+        let body = admitted.body
+        guard case .success(let valid) = Command.parse(type: body.type, payload: body.payload, context: context) else {
+            return
+        }
+        guard case .object(let printed) = valid.command.payloadJSON,
+            case .success(let again) = Command.parse(type: body.type, payload: printed, context: context)
+        else { fatalError("an accepted command's own payload is refused") }
+        precondition(again.command == valid.command, "an accepted command reads back as another")
+    }
+}
+
+private func fuzzHistory(_ input: [UInt8]) {
+    let gate = RequestGate(keys: fuzzKeys, scope: .history)
+    switch gate.admit(signedFrames(input), now: fuzzNow, readBody: HistoryRequest.parse) {
+    case nil: fatalError("a request with a routing id went unanswered")
+    case .failure(let refused):
+        precondition(contractCodes.contains(refused.error.code), "a signed body refused as \(refused.error.code)")
+    case .success(let admitted):
+        // Values out of range pass the gate and are refused next, as INVALID with every problem.
+        let request = admitted.body
+        if let problem = request.problem {
+            precondition(problem.code == .invalid && problem.details?.isEmpty == false, "a history problem is not INVALID")
+        } else {
+            precondition(request.after >= 0 && (1...HistoryRequest.maximumLimit).contains(request.limit))
+        }
+    }
+}
+
+private func fuzzEvent(_ input: [UInt8]) {
+    guard let first = input.first else { return }
+    let types = EventRegistry.eventTypes
+    let type = types[Int(first) % types.count]
+    let data = Array(input.dropFirst())
+    if let fast = CanonicalEventDecoder.decode(type: type, data: data) {
+        precondition(fast.eventType == type, "the fast reader read \(type) as \(fast.eventType)")
+        guard let encoded = try? CanonicalJSON.encode(fast.payload) else { fatalError("a read event does not encode") }
+        precondition(encoded == data, "the fast reader accepted bytes that are not the event's canonical encoding")
+    }
+    for version in 0...3 {
+        _ = try? EventRegistry.decode(type: type, schemaVersion: version, data: data)
+    }
+}
