@@ -17,15 +17,7 @@ struct BenchLendingHistory {
     static let unitsPerBusiness = 1000
     /// Commands decided and committed together, as the service's group commit does.
     static let commandsPerBatch = 256
-    /// Businesses decided by one writer (≈ 1,100 streams each). A writer drops its whole
-    /// state cache once it holds more than 100,000 streams, and a batch decided across that
-    /// drop loses its earlier decisions (later commands of the batch are then refused as
-    /// conflicts): a fresh writer every 50 businesses stays well below it.
-    static let businessesPerWriter = 50
-
     private var businesses = 0
-    /// Businesses begun by the current writer.
-    private var businessesOnWriter = 0
     /// What is left to send of the current business.
     private var remaining: ArraySlice<CommandBody> = []
 
@@ -41,18 +33,12 @@ struct BenchLendingHistory {
     /// on return, so the service can take the writer lock.
     mutating func grow(_ path: String, to target: Int64, checkpointKey: String) throws -> Int64 {
         let store = try SQLiteEventStore(path: path)
-        var writer = try CommandWriter(store: store, clock: SystemClock())
-        businessesOnWriter = 0
+        // One writer for the whole growth, as the service has: its state cache stays bounded
+        // by folding streams out between batches.
+        let writer = try CommandWriter(store: store, clock: SystemClock())
         var head = try store.head()
         while head < target {
-            if remaining.isEmpty {
-                if businessesOnWriter == BenchLendingHistory.businessesPerWriter {
-                    writer = try CommandWriter(store: store, clock: SystemClock())
-                    businessesOnWriter = 0
-                }
-                remaining = nextBusiness()[...]
-                businessesOnWriter += 1
-            }
+            if remaining.isEmpty { remaining = nextBusiness()[...] }
             let batch = remaining.prefix(BenchLendingHistory.commandsPerBatch)
             remaining = remaining.dropFirst(batch.count)
             let pending = batch.map { body in
