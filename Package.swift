@@ -28,8 +28,9 @@ let package = Package(
             providers: [.apt(["libsodium-dev"])]),
 
         // The vocabulary every other target speaks: JSON and its canonical form,
-        // calendar dates and timestamps, identifiers, the contract's error codes.
-        .target(name: "StrataCore", swiftSettings: strict),
+        // calendar dates and timestamps, identifiers, the contract's error codes, the key file
+        // (whose CURVE keys libzmq encodes and checks, hence CZeroMQ).
+        .target(name: "StrataCore", dependencies: ["CZeroMQ"], swiftSettings: strict),
         // The event catalog: one value type per event, schema versions, upcasters.
         .target(name: "Events", dependencies: ["StrataCore"], path: "Events", swiftSettings: strict),
         // The business rules as pure deciders: commands in, events or a refusal out.

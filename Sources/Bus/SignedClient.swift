@@ -4,6 +4,9 @@ import StrataCore
 /// body with a key's secret and sends `["", header, body]`, pipelined. Replies come back
 /// in the order requests were sent.
 ///
+/// With `curve`, the connection is CURVE-encrypted, and the service admits it only if the
+/// client key is on its allow-list; the signatures are checked all the same.
+///
 /// Like every socket, it stays on the thread that made it.
 public final class SignedClient {
     public let socket: ZMQSocket
@@ -12,11 +15,13 @@ public final class SignedClient {
     private let clock: any WallClock
 
     public init(
-        _ context: ZMQContext, endpoint: String, keyId: String, secret: [UInt8], clock: any WallClock = SystemClock()
+        _ context: ZMQContext, endpoint: String, keyId: String, secret: [UInt8], curve: CurveClientKeys? = nil,
+        clock: any WallClock = SystemClock()
     ) throws(ZMQError) {
         socket = try ZMQSocket(context, .dealer)
         // Unbounded queues: a pipelined client decides its own window.
         try socket.setHighWaterMarks(send: 0, receive: 0)
+        if let curve { try socket.makeCurveClient(curve) }
         try socket.connect(endpoint)
         self.keyId = keyId
         self.secret = secret

@@ -31,7 +31,7 @@ final class CommandIngress {
         queue: ArrivalQueue, control: ServerControl, clock: any WallClock
     ) throws(ZMQError) {
         // Linger so the last replies still leave when the socket closes at shutdown.
-        router = try ZMQSocket(control.context, .router, lingerMilliseconds: 2000)
+        router = try control.clientFacingSocket(.router, lingerMilliseconds: 2000)
         try router.setMaximumMessageSize(Self.maximumFrameBytes)
         // Room for a pipelined client's whole burst of replies: a ROUTER drops, rather
         // than blocks, what is over a peer's high-water mark.

@@ -14,6 +14,10 @@ import StrataCore
 /// - **history** (ROUTER): pages of stored events for catch-up, from its own read-only
 ///   connection.
 ///
+/// When the key file holds a CURVE server pair, all three endpoints are CURVE servers, and a
+/// fourth thread runs the ZAP handler that admits only the key file's client keys; it binds
+/// before the endpoints and closes after them.
+///
 /// `stop()` is graceful: commands that arrive from then on are answered UNAVAILABLE, the
 /// writer finishes and answers everything already taken, events are published, sockets
 /// closed.
@@ -82,6 +86,7 @@ public final class CommandServer: Sendable {
     /// answers requests.
     public static func start(_ settings: Settings, logger: Logger) throws(ServerError) -> CommandServer {
         let keyRoles = try roles(of: settings.keys)
+        let curve = try curveServerPair(settings.keys)
         let writerStore: HandOff<SQLiteEventStore>
         let readerStore: HandOff<SQLiteEventStore>
         let head: Int64
@@ -103,7 +108,7 @@ public final class CommandServer: Sendable {
         } catch {
             throw ServerError(.environment, "cannot create a libzmq context: \(error)")
         }
-        let control = ServerControl(context: context, logger: logger)
+        let control = ServerControl(context: context, logger: logger, curveSecretKey: curve?.secretKey)
         let queue = ArrivalQueue(capacity: settings.queueCapacity)
         // One inproc name per server, so two servers in one process never meet.
         let repliesEndpoint = "inproc://strata-replies-\(UUID().uuidString)"
@@ -117,6 +122,25 @@ public final class CommandServer: Sendable {
                 control.waitForThreads()
                 throw error
             }
+        }
+
+        if curve != nil {
+            let allowList = curveAllowList(settings.keys)
+            _ = try started(
+                control.spawn("strata-zap", ownsClientSockets: false) { ready in
+                    let handler: ZAPHandler
+                    do throws(ZMQError) {
+                        handler = try ZAPHandler(context, allowList: allowList, logger: control.logger)
+                    } catch {
+                        let failure = ServerError(.environment, "cannot start the ZAP handler: \(error)")
+                        return ready.report(.failure(failure))
+                    }
+                    ready.report(.success(ZAPHandler.endpoint))
+                    // Until every endpoint has closed: without a handler, libzmq would admit anyone.
+                    run("zap", control) { () throws(ZMQError) in
+                        try handler.run(until: { control.isStopping && control.clientSocketsClosed })
+                    }
+                })
         }
 
         let commandsGate = RequestGate(keys: settings.keys, scope: .commands, maximumBodyBytes: settings.maximumBodyBytes)
@@ -157,7 +181,7 @@ public final class CommandServer: Sendable {
                             writer: writer, head: head, eventsEndpoint: settings.eventsEndpoint,
                             repliesEndpoint: repliesEndpoint, queue: queue, signer: signer,
                             batchLimit: settings.batchLimit, heartbeatInterval: settings.heartbeatInterval,
-                            publisherHighWaterMark: settings.publisherHighWaterMark, context: context)
+                            publisherHighWaterMark: settings.publisherHighWaterMark, control: control)
                     } catch {
                         throw bindFailure("events", settings.eventsEndpoint, error)
                     }
@@ -219,6 +243,28 @@ public final class CommandServer: Sendable {
             result[key.id] = roles
         }
         return result
+    }
+
+    /// The service's CURVE pair, nil when the key file asks for no CURVE. A file with the
+    /// server's public key but not its secret is a client's copy: refused.
+    public static func curveServerPair(_ keys: KeyFile) throws(ServerError) -> CurveKeyPair? {
+        guard keys.curveServerPublic != nil else { return nil }
+        guard let pair = keys.curveServerPair else {
+            throw ServerError(
+                .environment,
+                "the key file holds the CURVE server's public key without its secret (a client's copy); "
+                    + "the service needs its own copy, with \"curveServer\".\"secret\"")
+        }
+        return pair
+    }
+
+    /// The client public keys the ZAP handler admits, each with its key's id.
+    static func curveAllowList(_ keys: KeyFile) -> [CurveKey: String] {
+        var allowList: [CurveKey: String] = [:]
+        for key in keys.keys {
+            if let curvePublic = key.curvePublic { allowList[curvePublic] = key.id }
+        }
+        return allowList
     }
 
     private static func bindFailure(_ name: String, _ endpoint: String, _ error: ZMQError) -> ServerError {

@@ -20,7 +20,7 @@ final class HistoryResponder {
     init(endpoint: String, store: any EventStore, gate: RequestGate, control: ServerControl, clock: any WallClock)
         throws(ZMQError)
     {
-        router = try ZMQSocket(control.context, .router, lingerMilliseconds: 1000)
+        router = try control.clientFacingSocket(.router, lingerMilliseconds: 1000)
         try router.setMaximumMessageSize(CommandIngress.maximumFrameBytes)
         try router.bind(endpoint)
         self.endpoint = try router.lastEndpoint()

@@ -4,19 +4,37 @@ import Foundation
 import StrataCore
 import Synchronization
 
-/// What the command service's threads share: the libzmq context, the stop request, the
-/// first fatal error, and the group every thread leaves when it ends.
+/// What the command service's threads share: the libzmq context, the CURVE server key, the
+/// stop request, the first fatal error, and the group every thread leaves when it ends.
 final class ServerControl: Sendable {
     let context: ZMQContext
     let logger: Logger
+    /// The service's CURVE secret key, when the key file has a server pair: every socket
+    /// clients connect to is then a CURVE server.
+    let curveSecretKey: CurveKey?
     private let stopRequested = Atomic<Bool>(false)
     private let failure = Mutex<String?>(nil)
     private let threads = DispatchGroup()
+    /// The threads that own sockets clients connect to (all but the ZAP handler's).
+    private let clientSocketThreads = DispatchGroup()
 
-    init(context: ZMQContext, logger: Logger) {
+    init(context: ZMQContext, logger: Logger, curveSecretKey: CurveKey? = nil) {
         self.context = context
         self.logger = logger
+        self.curveSecretKey = curveSecretKey
     }
+
+    /// A socket clients connect to: a CURVE server when the key file asks for CURVE. Bind
+    /// it after this returns.
+    func clientFacingSocket(_ kind: ZMQSocket.Kind, lingerMilliseconds: Int32) throws(ZMQError) -> ZMQSocket {
+        let socket = try ZMQSocket(context, kind, lingerMilliseconds: lingerMilliseconds)
+        if let curveSecretKey { try socket.makeCurveServer(secretKey: curveSecretKey) }
+        return socket
+    }
+
+    /// Whether every thread owning a socket clients connect to has ended. Only meaningful
+    /// once stopping: before the first such thread is spawned it is true as well.
+    var clientSocketsClosed: Bool { clientSocketThreads.wait(timeout: .now()) == .success }
 
     var isStopping: Bool { stopRequested.load(ordering: .acquiring) }
 
@@ -42,13 +60,18 @@ final class ServerControl: Sendable {
 
     /// Runs `body` on a new named thread. `body` sets itself up, reports through `ready`
     /// (the endpoint it bound, or why it could not start), then runs until it is done.
-    func spawn(_ name: String, _ body: @escaping @Sendable (_ ready: StartupLatch) -> Void) -> StartupLatch {
+    /// `ownsClientSockets` is false only for the ZAP handler's thread.
+    func spawn(
+        _ name: String, ownsClientSockets: Bool = true, _ body: @escaping @Sendable (_ ready: StartupLatch) -> Void
+    ) -> StartupLatch {
         let latch = StartupLatch()
         threads.enter()
-        let thread = Thread { [threads] in
+        if ownsClientSockets { clientSocketThreads.enter() }
+        let thread = Thread { [threads, clientSocketThreads] in
             body(latch)
             // A body that returns without reporting (it cannot, but) must not hang start.
             latch.report(.failure(ServerError(.environment, "\(name) ended before it started")))
+            if ownsClientSockets { clientSocketThreads.leave() }
             threads.leave()
         }
         thread.name = name

@@ -26,15 +26,15 @@ final class WriterThread {
     init(
         writer: CommandWriter, head: Int64, eventsEndpoint: String, repliesEndpoint: String, queue: ArrivalQueue,
         signer: CheckpointSigner?, batchLimit: Int, heartbeatInterval: TimeInterval, publisherHighWaterMark: Int32,
-        context: ZMQContext
+        control: ServerControl
     ) throws(ZMQError) {
-        publisher = try ZMQSocket(context, .publisher, lingerMilliseconds: 2000)
+        publisher = try control.clientFacingSocket(.publisher, lingerMilliseconds: 2000)
         // A subscriber that falls this far behind loses messages (PUB drops at the mark)
         // and catches up through history.
         try publisher.setHighWaterMarks(send: publisherHighWaterMark, receive: 1000)
         try publisher.bind(eventsEndpoint)
         endpoint = try publisher.lastEndpoint()
-        replies = try ZMQSocket(context, .push, lingerMilliseconds: 2000)
+        replies = try ZMQSocket(control.context, .push, lingerMilliseconds: 2000)
         try replies.setHighWaterMarks(send: 0, receive: 0)
         try replies.connect(repliesEndpoint)
         self.writer = writer

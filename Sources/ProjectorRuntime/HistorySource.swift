@@ -61,7 +61,8 @@ public struct StoreHistory: HistorySource, Sendable {
     }
 }
 
-/// History from the command service's history endpoint: signed requests on a DEALER.
+/// History from the command service's history endpoint: signed requests on a DEALER,
+/// CURVE-encrypted when `curve` is given.
 ///
 /// A request that gets no answer in time has its socket closed and made anew, so a late
 /// reply to it can never be mistaken for the answer to the next request.
@@ -69,6 +70,7 @@ public final class BusHistory: HistorySource {
     private let context: ZMQContext
     private let endpoint: String
     private let key: KeyFile.Key
+    private let curve: CurveClientKeys?
     private let timeoutMilliseconds: Int
     private let shouldGiveUp: @Sendable () -> Bool
     private var client: SignedClient?
@@ -76,12 +78,13 @@ public final class BusHistory: HistorySource {
     /// - Parameter shouldGiveUp: checked while waiting, so a stopping projector does not
     ///   wait out the whole timeout.
     public init(
-        context: ZMQContext, endpoint: String, key: KeyFile.Key, timeoutMilliseconds: Int = 5000,
-        shouldGiveUp: @escaping @Sendable () -> Bool = { false }
+        context: ZMQContext, endpoint: String, key: KeyFile.Key, curve: CurveClientKeys? = nil,
+        timeoutMilliseconds: Int = 5000, shouldGiveUp: @escaping @Sendable () -> Bool = { false }
     ) {
         self.context = context
         self.endpoint = endpoint
         self.key = key
+        self.curve = curve
         self.timeoutMilliseconds = timeoutMilliseconds
         self.shouldGiveUp = shouldGiveUp
     }
@@ -94,7 +97,9 @@ public final class BusHistory: HistorySource {
         let body = CanonicalJSON.bytes(["after": .integer(position), "limit": .integer(Int64(limit))])
         var reply: [UInt8]?
         do {
-            let client = try self.client ?? SignedClient(context, endpoint: endpoint, keyId: key.id, secret: key.secret)
+            let client =
+                try self.client
+                ?? SignedClient(context, endpoint: endpoint, keyId: key.id, secret: key.secret, curve: curve)
             self.client = client
             try client.send(body)
             var waited = 0

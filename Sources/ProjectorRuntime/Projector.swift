@@ -23,6 +23,8 @@ public final class Projector: Sendable {
         public var historyEndpoint: String
         /// A key with the `history` scope.
         public var key: KeyFile.Key
+        /// The CURVE keys both sockets use, when the service runs CURVE (`KeyFile.curveClientKeys`).
+        public var curve: CurveClientKeys?
         /// Most events applied in one transaction.
         public var batchLimit = 2000
         /// Events asked of history per request (the endpoint allows up to 10,000).
@@ -154,6 +156,7 @@ public final class Projector: Sendable {
             subscriber = try ZMQSocket(context, .subscriber)
             try subscriber.setHighWaterMarks(send: 0, receive: settings.receiveHighWaterMark)
             if let bytes = settings.receiveBufferBytes { try subscriber.setOption(ZMQ_RCVBUF, bytes) }
+            if let curve = settings.curve { try subscriber.makeCurveClient(curve) }
             try subscriber.subscribe("")
             try subscriber.connect(settings.eventsEndpoint)
         } catch {
@@ -161,7 +164,7 @@ public final class Projector: Sendable {
         }
         defer { subscriber.close() }
         let history = BusHistory(
-            context: context, endpoint: settings.historyEndpoint, key: settings.key,
+            context: context, endpoint: settings.historyEndpoint, key: settings.key, curve: settings.curve,
             timeoutMilliseconds: settings.historyTimeoutMilliseconds, shouldGiveUp: { [self] in isStopping })
         var follower = Follower(
             database: database, history: history, settings: settings, logger: logger, onCommit: onCommit)

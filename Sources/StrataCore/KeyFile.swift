@@ -2,6 +2,12 @@
 ///
 /// `{"keys":[{"id":"svc-mobile","secret":"<64 hex>","scopes":["commands","history"],"roles":["AGENT"]}]}`
 /// The file holds secrets, so it is written with mode 0600.
+///
+/// For the bus between hosts it may also hold CURVE keys (40 Z85 characters each): the
+/// service's pair, `"curveServer":{"public":"…","secret":"…"}`, and per key a client pair,
+/// `"curvePublic"` and `"curveSecret"`. With a server pair every endpoint is encrypted and
+/// admits only the keys' `curvePublic`. A client's copy of the file holds the server's
+/// public key only, and the service's copy needs no client's `curveSecret`.
 public struct KeyFile: Sendable, Equatable {
     public enum Scope: String, Sendable, CaseIterable, Comparable {
         /// Post commands on the commands endpoint.
@@ -21,16 +27,35 @@ public struct KeyFile: Sendable, Equatable {
         public let scopes: Set<Scope>
         /// When present, the key may act only for actors with one of these roles.
         public let roles: [String]?
+        /// The CURVE public key the service admits this key's connections by.
+        public let curvePublic: CurveKey?
+        /// Its secret half, on the copy of the file the client itself uses.
+        public let curveSecret: CurveKey?
 
-        public init(id: String, secret: [UInt8], scopes: Set<Scope>, roles: [String]? = nil) {
+        public init(
+            id: String, secret: [UInt8], scopes: Set<Scope>, roles: [String]? = nil, curvePublic: CurveKey? = nil,
+            curveSecret: CurveKey? = nil
+        ) {
             self.id = id
             self.secret = secret
             self.scopes = scopes
             self.roles = roles
+            self.curvePublic = curvePublic
+            self.curveSecret = curveSecret
+        }
+
+        /// The key's CURVE pair, when this copy of the file holds both halves.
+        public var curvePair: CurveKeyPair? {
+            guard let curvePublic, let curveSecret else { return nil }
+            return CurveKeyPair(publicKey: curvePublic, secretKey: curveSecret)
         }
     }
 
     public private(set) var keys: [Key]
+    /// The service's CURVE public key: when present, the bus runs CURVE on every endpoint.
+    public private(set) var curveServerPublic: CurveKey?
+    /// Its secret half, on the service's own copy of the file only.
+    public private(set) var curveServerSecret: CurveKey?
 
     public init(keys: [Key] = []) {
         self.keys = keys
@@ -38,12 +63,51 @@ public struct KeyFile: Sendable, Equatable {
 
     public func key(_ id: String) -> Key? { keys.first { $0.id == id } }
 
+    /// The service's CURVE pair, when this copy of the file holds both halves.
+    public var curveServerPair: CurveKeyPair? {
+        guard let curveServerPublic, let curveServerSecret else { return nil }
+        return CurveKeyPair(publicKey: curveServerPublic, secretKey: curveServerSecret)
+    }
+
+    /// Sets the service's CURVE keys: a public key, and its secret unless this is a client's copy.
+    public mutating func setCurveServer(publicKey: CurveKey, secretKey: CurveKey?) throws(KeyFileError) {
+        if let secretKey, CurveKeyPair(publicKey: publicKey, secretKey: secretKey) == nil {
+            throw KeyFileError("curveServer: \"public\" is not the public key of \"secret\"")
+        }
+        curveServerPublic = publicKey
+        curveServerSecret = secretKey
+    }
+
+    /// The CURVE keys a client signing with `key` connects with: nil when the file has no
+    /// server key (plain TCP); refused when it has one but `key` lacks a whole client pair,
+    /// since the service would admit none of its connections.
+    public func curveClientKeys(for key: Key) throws(KeyFileError) -> CurveClientKeys? {
+        guard let serverKey = curveServerPublic else { return nil }
+        guard let pair = key.curvePair else {
+            throw KeyFileError(
+                "key \(key.id) has no CURVE key pair (\"curvePublic\" and \"curveSecret\"), but the key file holds the "
+                    + "service's CURVE key, so the service would refuse its connections")
+        }
+        return CurveClientKeys(serverKey: serverKey, client: pair)
+    }
+
     /// Adds a key; refuses an id already present.
     public mutating func add(_ key: Key) throws(KeyFileError) {
         guard Identifier.isValid(key.id) else { throw KeyFileError("key id must be 1–64 characters of [A-Za-z0-9_-]: \(key.id)") }
         guard self.key(key.id) == nil else { throw KeyFileError("a key named \(key.id) exists already") }
         guard key.secret.count == 32 else { throw KeyFileError("a key's secret is 32 bytes") }
         guard !key.scopes.isEmpty else { throw KeyFileError("a key needs at least one scope") }
+        if let curveSecret = key.curveSecret {
+            guard let curvePublic = key.curvePublic else {
+                throw KeyFileError("key \(key.id): \"curveSecret\" needs its \"curvePublic\"")
+            }
+            guard CurveKeyPair(publicKey: curvePublic, secretKey: curveSecret) != nil else {
+                throw KeyFileError("key \(key.id): \"curvePublic\" is not the public key of \"curveSecret\"")
+            }
+        }
+        if let curvePublic = key.curvePublic, let other = keys.first(where: { $0.curvePublic == curvePublic }) {
+            throw KeyFileError("keys \(other.id) and \(key.id) have the same \"curvePublic\"")
+        }
         keys.append(key)
     }
 
@@ -57,6 +121,13 @@ public struct KeyFile: Sendable, Equatable {
         }
         guard let list = document["keys"]?.arrayValue else { throw KeyFileError("the key file needs a \"keys\" array") }
         var file = KeyFile()
+        if let server = document["curveServer"] {
+            guard case .object = server,
+                let publicKey = try Self.curveKey(server["public"], "curveServer", "public")
+            else { throw KeyFileError("\"curveServer\" must be an object with a \"public\" key") }
+            try file.setCurveServer(
+                publicKey: publicKey, secretKey: try Self.curveKey(server["secret"], "curveServer", "secret"))
+        }
         for (index, entry) in list.enumerated() {
             guard let id = entry["id"]?.stringValue else { throw KeyFileError("keys[\(index)] needs an \"id\" string") }
             guard let hex = entry["secret"]?.stringValue, hex.utf8.count == 64, let secret = Hex.decode(hex) else {
@@ -78,9 +149,25 @@ public struct KeyFile: Sendable, Equatable {
                 }
                 roles = items.compactMap(\.stringValue)
             }
-            try file.add(Key(id: id, secret: secret, scopes: scopes, roles: roles))
+            try file.add(
+                Key(
+                    id: id, secret: secret, scopes: scopes, roles: roles,
+                    curvePublic: try Self.curveKey(entry["curvePublic"], "key \(id)", "curvePublic"),
+                    curveSecret: try Self.curveKey(entry["curveSecret"], "key \(id)", "curveSecret")))
         }
         self = file
+    }
+
+    /// A member holding a CURVE key as 40 Z85 characters; nil when the member is absent.
+    private static func curveKey(
+        _ value: JSONValue?, _ owner: String, _ member: String
+    ) throws(KeyFileError) -> CurveKey? {
+        guard let value else { return nil }
+        guard let text = value.stringValue, let key = CurveKey(z85: text) else {
+            throw KeyFileError(
+                "\(owner): \"\(member)\" must be a CURVE key of 40 Z85 characters, as zmq_curve_keypair makes them")
+        }
+        return key
     }
 
     /// The file's JSON, canonical and newline-terminated.
@@ -92,9 +179,17 @@ public struct KeyFile: Sendable, Equatable {
                 "scopes": .array(key.scopes.sorted().map { .string($0.rawValue) }),
             ]
             if let roles = key.roles { members["roles"] = .array(roles.map { .string($0) }) }
+            if let curvePublic = key.curvePublic { members["curvePublic"] = .string(curvePublic.z85) }
+            if let curveSecret = key.curveSecret { members["curveSecret"] = .string(curveSecret.z85) }
             return .object(members)
         }
-        return CanonicalJSON.bytes(.object(["keys": .array(entries)])) + [UInt8(ascii: "\n")]
+        var document: [String: JSONValue] = ["keys": .array(entries)]
+        if let curveServerPublic {
+            var server: [String: JSONValue] = ["public": .string(curveServerPublic.z85)]
+            if let curveServerSecret { server["secret"] = .string(curveServerSecret.z85) }
+            document["curveServer"] = .object(server)
+        }
+        return CanonicalJSON.bytes(.object(document)) + [UInt8(ascii: "\n")]
     }
 }
 

@@ -29,14 +29,16 @@ public final class ServiceProcess: Sendable {
     /// The `strata serve` child.
     public let process: StrataProcess
 
-    /// A data directory with the four keys and the first admin.
-    public static func prepare(_ dataDirectory: URL) throws {
+    /// A data directory with the four keys and the first admin; with `curve`, every key has a
+    /// CURVE pair and the key file the service's, so the service runs CURVE.
+    public static func prepare(_ dataDirectory: URL, curve: Bool = false) throws {
         let data = ["--data", dataDirectory.path]
         for (id, scopes, extra) in [
             (Keys.service, "commands,history", [String]()), (Keys.commandsOnly, "commands", []),
             (Keys.historyOnly, "history", []), (Keys.agentsOnly, "commands", ["--roles", "AGENT"]),
         ] {
-            let made = try ChildProcess.strata(["keys", "new", id, "--scope", scopes] + extra + data)
+            let made = try ChildProcess.strata(
+                ["keys", "new", id, "--scope", scopes] + extra + data + (curve ? ["--curve"] : []))
             guard made.exitCode == 0 else { throw ServiceProcessError("keys new \(id): \(made.stderr)") }
         }
         let admin = try ChildProcess.strata(
@@ -90,11 +92,23 @@ public final class ServiceProcess: Sendable {
         process.stop()
     }
 
+    /// The data directory's key file.
+    public func keyFile() throws -> KeyFile {
+        try KeyFile(json: try Data(contentsOf: dataDirectory.appendingPathComponent("keys.json")))
+    }
+
     /// A key's secret from the data directory's key file.
     public func secret(of keyId: String) throws -> [UInt8] {
-        let bytes = try Data(contentsOf: dataDirectory.appendingPathComponent("keys.json"))
-        guard let key = try KeyFile(json: bytes).key(keyId) else { throw ServiceProcessError("no key \(keyId)") }
+        guard let key = try keyFile().key(keyId) else { throw ServiceProcessError("no key \(keyId)") }
         return key.secret
+    }
+
+    /// The CURVE keys a client signing with `keyId` connects with; nil when the service runs
+    /// plain TCP.
+    public func curveKeys(of keyId: String) throws -> CurveClientKeys? {
+        let keys = try keyFile()
+        guard let key = keys.key(keyId) else { throw ServiceProcessError("no key \(keyId)") }
+        return try keys.curveClientKeys(for: key)
     }
 
     /// The data directory's event store, opened read-only (beside the running service).
@@ -113,14 +127,17 @@ public final class ServiceProcess: Sendable {
         return [[], header.json, body]
     }
 
-    /// A pipelined client of the commands endpoint signing with `keyId`.
+    /// A pipelined client of the commands endpoint signing with `keyId` (over CURVE when the
+    /// service runs it).
     public func commandClient(_ context: ZMQContext, key keyId: String = Keys.service) throws -> SignedClient {
-        try SignedClient(context, endpoint: commands, keyId: keyId, secret: secret(of: keyId))
+        try SignedClient(
+            context, endpoint: commands, keyId: keyId, secret: secret(of: keyId), curve: curveKeys(of: keyId))
     }
 
-    /// A client of the history endpoint signing with `keyId`.
+    /// A client of the history endpoint signing with `keyId` (over CURVE when the service runs it).
     public func historyClient(_ context: ZMQContext, key keyId: String = Keys.service) throws -> SignedClient {
-        try SignedClient(context, endpoint: history, keyId: keyId, secret: secret(of: keyId))
+        try SignedClient(
+            context, endpoint: history, keyId: keyId, secret: secret(of: keyId), curve: curveKeys(of: keyId))
     }
 }
 

@@ -57,12 +57,15 @@ enum DemoCommand {
 
         printLine("demo \(prefix): the month \(month.firstDay) to \(today), decided by admin \(admin)")
         let context = try ZMQContext()
-        let client = try SignedClient(context, endpoint: configuration.commandsEndpoint, keyId: key.id, secret: key.secret)
+        let client = try SignedClient(
+            context, endpoint: configuration.commandsEndpoint, keyId: key.key.id, secret: key.key.secret,
+            curve: key.curve)
         defer { client.close() }
         var tally = Tally()
         let send = { (bodies: [CommandBody]) throws in
             try SendCommand.pipeline(
-                bodies.map(\.json), through: client, timeoutSeconds: timeout, endpoint: configuration.commandsEndpoint
+                bodies.map(\.json), through: client, timeoutSeconds: timeout, endpoint: configuration.commandsEndpoint,
+                curve: key.curve != nil
             ) { tally.count($0) }
         }
 

@@ -2,7 +2,8 @@ import CSodium
 import Foundation
 import StrataCore
 
-/// `strata keys new ID --scope …`: add a key with a fresh random secret to the key file.
+/// `strata keys new ID --scope … [--curve]`: add a key with a fresh random secret to the key
+/// file, and with `--curve` a CURVE client pair (and the service's pair, the first time).
 enum KeysCommand {
     static let spec = CommandSpec(
         ["keys", "new"], summary: "Create a signing key in the key file and print its id.",
@@ -10,11 +11,19 @@ enum KeysCommand {
         options: Configuration.options + [
             OptionSpec("scope", value: "LIST", help: "Comma-separated scopes: commands, history, personal-data."),
             OptionSpec("roles", value: "LIST", help: "Only act for actors with these roles (ADMIN, AGENT)."),
+            OptionSpec("curve", help: "Give the key a CURVE client pair; the bus then runs CURVE (between hosts)."),
         ],
         discussion: """
             The secret is 32 random bytes from libsodium, stored as 64 hex characters in the key file,
             which is created with mode 0600 (its directory too, if missing). Requests are signed with
             HMAC-SHA256 under these 32 bytes.
+
+            With --curve, the key also gets a CURVE key pair from libzmq ("curvePublic", "curveSecret",
+            40 Z85 characters each), and the public key is printed on a second line. The first --curve
+            also adds the service's own pair ("curveServer") to the file; from then on `strata serve`
+            encrypts every endpoint and admits only the keys' public keys, and every key added to that
+            file gets a pair, --curve or not. A client on another host needs a copy of the file with its
+            own entry and "curveServer" without its "secret" (see docs/protocol.md).
 
             Exit codes: 0 created, 1 a key with that id exists, 2 usage or environment.
             """)
@@ -54,10 +63,36 @@ enum KeysCommand {
             throw CommandFailure.environment("cannot read the key file \(path)")
         }
         guard file.key(id) == nil else { throw CommandFailure.problem("a key named \(id) exists already in \(path)") }
-        try file.add(KeyFile.Key(id: id, secret: randomSecret(), scopes: scopes, roles: roles))
+        // Once the service runs CURVE, a key without a pair could never connect.
+        let curve = arguments.flag("curve") || file.curveServerPublic != nil
+        var createdServer: CurveKeyPair?
+        if curve && file.curveServerPublic == nil {
+            let server = try curveKeyPair()
+            try file.setCurveServer(publicKey: server.publicKey, secretKey: server.secretKey)
+            createdServer = server
+        }
+        let pair = curve ? try curveKeyPair() : nil
+        try file.add(
+            KeyFile.Key(
+                id: id, secret: randomSecret(), scopes: scopes, roles: roles, curvePublic: pair?.publicKey,
+                curveSecret: pair?.secretKey))
         try writePrivateFile(path, contents: file.json)
         printLine(id)
+        if let pair { printLine(pair.publicKey.z85) }
+        if let createdServer {
+            write(
+                "created the service's CURVE key pair in \(path); its public key: \(createdServer.publicKey.z85)\n",
+                to: .standardError)
+        }
         return 0
+    }
+
+    /// A fresh CURVE key pair from libzmq.
+    static func curveKeyPair() throws -> CurveKeyPair {
+        guard let pair = CurveKeyPair.generate() else {
+            throw CommandFailure.environment("this libzmq was built without CURVE support (zmq_curve_keypair failed)")
+        }
+        return pair
     }
 
     /// 32 random bytes from libsodium: a key's secret.

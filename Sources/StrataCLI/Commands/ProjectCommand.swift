@@ -24,7 +24,8 @@ enum ProjectCommand {
             checkpoint, then applies live events in batches, each in one transaction with the checkpoint.
             A gap, a heartbeat ahead of the checkpoint or a quiet bus sends it back to history, so
             whatever the bus drops, the file converges on the store. It signs history requests with
-            --key (or STRATA_KEY), else the first key of the key file with the history scope.
+            --key (or STRATA_KEY), else the first key of the key file with the history scope (and a CURVE
+            pair, when the key file holds the service's CURVE key: both sockets then connect with it).
 
             An event a projection cannot apply stops it: the position, the event and the error are
             logged, recorded in the file and shown by `strata status`, and the process exits 1. Once the
@@ -41,7 +42,7 @@ enum ProjectCommand {
         else {
             throw UsageError("say which projector: readmodels or audit")
         }
-        let key = try configuration.signingKey(for: .history)
+        let signing = try configuration.signingKey(for: .history)
         let logger = Logger(label: "project-\(name)")
         do {
             try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
@@ -52,7 +53,8 @@ enum ProjectCommand {
 
         var settings = Projector.Settings(
             name: target.name, databasePath: target.path, eventsEndpoint: configuration.eventsEndpoint,
-            historyEndpoint: configuration.historyEndpoint, key: key)
+            historyEndpoint: configuration.historyEndpoint, key: signing.key)
+        settings.curve = signing.curve
         if let hwm = try arguments.integer("subscriber-hwm", in: 1...10_000_000) { settings.receiveHighWaterMark = Int32(hwm) }
         if let bytes = try arguments.integer("subscriber-buffer", in: 4096...1_073_741_824) {
             settings.receiveBufferBytes = Int32(bytes)
@@ -73,7 +75,8 @@ enum ProjectCommand {
         defer { signals.cancel() }
         logger.info(
             "ready name=\(target.name) checkpoint=\(projector.startingCheckpoint) events=\(configuration.eventsEndpoint) "
-                + "history=\(configuration.historyEndpoint) file=\(target.path)")
+                + "history=\(configuration.historyEndpoint) file=\(target.path) key=\(signing.key.id)"
+                + (signing.curve.map { " curve=\($0.client.publicKey.z85)" } ?? ""))
         switch projector.wait() {
         case .stopped:
             logger.info("stopped")

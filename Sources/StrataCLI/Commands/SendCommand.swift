@@ -20,8 +20,11 @@ enum SendCommand {
             Lines are signed with the key named by --key (or STRATA_KEY) from the key file, and sent
             pipelined; replies come back in the order sent, one JSON line each, on standard output.
 
+            When the key file holds the service's CURVE key ("curveServer"), the connection is encrypted
+            with CURVE, presenting the key's own CURVE pair, which it must then have.
+
             Exit codes: 0 every command accepted, 1 at least one refused, 2 usage or environment (no
-            such key, no reply within --timeout).
+            such key, a key without a CURVE pair the key file asks for, no reply within --timeout).
             """)
 
     /// Commands sent ahead of their replies.
@@ -37,6 +40,7 @@ enum SendCommand {
         guard let key = keys.key(keyId) else {
             throw CommandFailure.environment("no key \(keyId) in \(configuration.keysFile)")
         }
+        let signing = try configuration.signingKey(key, in: keys)
         let source = arguments.positionals.first ?? "-"
         let input: Data
         if source == "-" {
@@ -51,11 +55,14 @@ enum SendCommand {
 
         let context = try ZMQContext()
         let client = try SignedClient(
-            context, endpoint: configuration.commandsEndpoint, keyId: key.id, secret: key.secret)
+            context, endpoint: configuration.commandsEndpoint, keyId: key.id, secret: key.secret, curve: signing.curve)
         defer { client.close() }
 
         var refused = 0
-        try pipeline(bodies, through: client, timeoutSeconds: timeoutSeconds, endpoint: configuration.commandsEndpoint) {
+        try pipeline(
+            bodies, through: client, timeoutSeconds: timeoutSeconds, endpoint: configuration.commandsEndpoint,
+            curve: signing.curve != nil
+        ) {
             reply in
             if (try? JSONParser.parse(reply))?["ok"] != .bool(true) { refused += 1 }
             write(String(decoding: reply, as: UTF8.self) + "\n", to: .standardOutput)
@@ -66,7 +73,7 @@ enum SendCommand {
     /// Sends `bodies` pipelined (up to `window` ahead of their replies) and hands each
     /// reply to `onReply`, in the order sent.
     static func pipeline(
-        _ bodies: [[UInt8]], through client: SignedClient, timeoutSeconds: Int64, endpoint: String,
+        _ bodies: [[UInt8]], through client: SignedClient, timeoutSeconds: Int64, endpoint: String, curve: Bool = false,
         onReply: ([UInt8]) -> Void
     ) throws {
         var sent = 0
@@ -81,7 +88,8 @@ enum SendCommand {
             guard reply != nil else {
                 throw CommandFailure.environment(
                     "no reply from \(endpoint) within \(timeoutSeconds) s "
-                        + "(\(answered) of \(bodies.count) answered); is strata serve running?")
+                        + "(\(answered) of \(bodies.count) answered); is strata serve running"
+                        + (curve ? ", and does its key file hold this key's \"curvePublic\"?" : "?"))
             }
             while let current = reply {
                 answered += 1

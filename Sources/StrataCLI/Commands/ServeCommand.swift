@@ -21,6 +21,11 @@ enum ServeCommand {
             start), binds the commands (ROUTER), events (PUB) and history (ROUTER) endpoints, and logs
             to standard error. A port of * binds any free port; the "ready" line names the ports bound.
 
+            When the key file holds a CURVE server pair ("curveServer", made by `strata keys new … --curve`),
+            all three endpoints are CURVE-encrypted and admit only connections presenting a key file
+            entry's "curvePublic"; refusals are logged at warning level (at most one line per client key
+            every 10 s). Requests are still signed and checked the same way on top.
+
             It signs checkpoints of the chain, (position, hash) with an Ed25519 key, into the store's
             checkpoints table: every --checkpoint-interval seconds while the head advances, and at a
             graceful stop. On its first start it creates the key pair (DATA/checkpoint.key, mode 0600)
@@ -33,12 +38,14 @@ enum ServeCommand {
 
             Exit codes: 0 stopped cleanly, 1 the store is held by another writer, does not match its
             last signed checkpoint, or the service failed, 2 usage or environment (no key file, a
-            checkpoint key that is malformed or readable by others, an endpoint that cannot be bound).
+            checkpoint key that is malformed or readable by others, an endpoint that cannot be bound, a
+            key file with the CURVE server's public key but not its secret).
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
         let keys = try readKeyFile(configuration.keysFile)
+        try requireServiceCopy(keys, configuration.keysFile)
         do {
             try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         } catch {
@@ -69,6 +76,15 @@ enum ServeCommand {
         }
         defer { signals.cancel() }
         let endpoints = server.endpoints
+        if let curve = keys.curveServerPair {
+            let admitted = keys.keys.filter { $0.curvePublic != nil }
+            logger.info(
+                "CURVE on every endpoint: server public key \(curve.publicKey.z85), \(admitted.count) client keys "
+                    + "admitted (\(admitted.map(\.id).joined(separator: ", ")))")
+            for key in keys.keys where key.curvePublic == nil {
+                logger.warning("key \(key.id) has no \"curvePublic\": the service refuses its connections")
+            }
+        }
         if let checkpoint = server.startingCheckpoint {
             logger.info(
                 "the chain matches its last signed checkpoint position=\(checkpoint.position) "
@@ -107,6 +123,16 @@ enum ServeCommand {
         }
         logger.info("signing checkpoints with public key \(key.publicKeyHex)")
         return key
+    }
+
+    /// Refuses, before anything is created, a client's copy of a key file with CURVE keys:
+    /// the service needs the secret half of its own pair.
+    static func requireServiceCopy(_ keys: KeyFile, _ path: String) throws {
+        do throws(ServerError) {
+            _ = try CommandServer.curveServerPair(keys)
+        } catch {
+            throw CommandFailure.environment("\(path): \(error.message)")
+        }
     }
 
     /// Reads the key file, or says how to make one.

@@ -23,7 +23,7 @@ enum UpCommand {
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
         // Fail here, once, rather than in a restart loop: the children need these.
-        _ = try ServeCommand.readKeyFile(configuration.keysFile)
+        try ServeCommand.requireServiceCopy(ServeCommand.readKeyFile(configuration.keysFile), configuration.keysFile)
         _ = try configuration.signingKey(for: .history)
 
         // Each child gets the settings it takes: serve signs nothing, projectors send no commands.

@@ -1,0 +1,230 @@
+import Bus
+import CommandService
+import Foundation
+import StrataCore
+import StrataTesting
+import Testing
+import Workloads
+
+/// The bus between hosts: `strata serve` on a key file with CURVE keys encrypts all three
+/// endpoints and admits only the key file's client keys, through its ZAP handler. A
+/// stranger's key, or no CURVE at all, gets nothing: no reply, no event, no heartbeat, and
+/// the service keeps serving the others.
+@Suite struct CurveServiceTests {
+    /// A CURVE service on a fresh data directory (every key with a client pair).
+    private static func start() throws -> (ServiceProcess, URL) {
+        let data = try ChildProcess.temporaryDirectory("strata-curve")
+        try ServiceProcess.prepare(data, curve: true)
+        let service = try ServiceProcess(dataDirectory: data)
+        return (service, data)
+    }
+
+    /// Commands that register and approve an agent, each with a fresh id.
+    private static func bodies(_ prefix: String) -> [CommandBody] {
+        LendingWorkload(
+            admin: ServiceProcess.admin, prefix: prefix, agents: 1, accountsPerAgent: 1, today: Timestamp.now().date
+        ).setup()
+    }
+
+    private static func subscriber(
+        _ context: ZMQContext, _ endpoint: String, _ curve: CurveClientKeys?
+    ) throws -> ZMQSocket {
+        let socket = try ZMQSocket(context, .subscriber)
+        if let curve { try socket.makeCurveClient(curve) }
+        try socket.subscribe("")
+        try socket.connect(endpoint)
+        return socket
+    }
+
+    /// Every message each subscriber receives within `milliseconds`, by subscriber.
+    private static func listen(_ subscribers: [ZMQSocket], for milliseconds: Int) throws -> [[[[UInt8]]]] {
+        var received = Array(repeating: [[[UInt8]]](), count: subscribers.count)
+        let deadline = Date().addingTimeInterval(Double(milliseconds) / 1000)
+        while Date() < deadline {
+            for index in try zmqPollReadable(subscribers, timeoutMilliseconds: 50) {
+                while let frames = try subscribers[index].receive(wait: false) { received[index].append(frames) }
+            }
+        }
+        return received
+    }
+
+    private static func isAccepted(_ reply: [UInt8]?, duplicate: Bool = false) -> Bool {
+        guard let reply, let json = try? JSONParser.parse(reply) else { return false }
+        return json["ok"] == .bool(true) && json["duplicate"] == .bool(duplicate)
+    }
+
+    @Test func allowListedKeysGetRepliesHistoryAndEvents() throws {
+        let (service, data) = try Self.start()
+        defer {
+            service.stop()
+            try? FileManager.default.removeItem(at: data)
+        }
+        let keys = try service.keyFile()
+        let server = try #require(keys.curveServerPublic)
+        #expect(
+            service.log.contains("CURVE on every endpoint: server public key \(server.z85), 4 client keys admitted"))
+
+        let context = try ZMQContext()
+        let sub = try Self.subscriber(context, service.events, try service.curveKeys(of: ServiceProcess.Keys.service))
+        defer { sub.close() }
+        // A heartbeat first: the subscription is live before anything is sent.
+        let heartbeats = try Self.listen([sub], for: 2500)[0]
+        #expect(heartbeats.contains { $0.first == Heartbeat.topic }, "no heartbeat over CURVE; log:\n\(service.log)")
+
+        let commands = try service.commandClient(context)
+        defer { commands.close() }
+        let bodies = Self.bodies("cv-ok")
+        for body in bodies {
+            let reply = try commands.request(body.json, timeoutMilliseconds: 10_000)
+            #expect(Self.isAccepted(reply), "\(String(decoding: reply ?? [], as: UTF8.self))\n\(service.log)")
+        }
+        let head = try service.store().head()
+        #expect(head == 1 + Int64(bodies.count) * 1, "one event per setup command after the admin")
+
+        // The bus carried every event; history answers with them too.
+        var positions: [Int64] = []
+        let deadline = Date().addingTimeInterval(10)
+        while positions.last != head && Date() < deadline {
+            for frames in try Self.listen([sub], for: 200)[0] where frames.first != Heartbeat.topic {
+                positions.append(try JSONParser.parse(frames[1])["position"]?.integerValue ?? -1)
+            }
+        }
+        #expect(positions == Array(2...head))
+
+        let history = try service.historyClient(context, key: ServiceProcess.Keys.historyOnly)
+        defer { history.close() }
+        let page = try #require(
+            try history.request(CanonicalJSON.bytes(["after": .integer(0), "limit": .integer(100)])),
+            "no history over CURVE; log:\n\(service.log)")
+        let json = try JSONParser.parse(page)
+        #expect(json["ok"] == .bool(true))
+        #expect(json["head"]?.integerValue == head)
+        #expect(json["events"]?.arrayValue?.count == Int(head))
+        #expect(!service.log.contains("refused a connection"), "\(service.log)")
+    }
+
+    @Test func anUnknownKeyGetsNothingAndIsLoggedWhileOthersAreServed() throws {
+        let (service, data) = try Self.start()
+        defer {
+            service.stop()
+            try? FileManager.default.removeItem(at: data)
+        }
+        let server = try #require(try service.keyFile().curveServerPublic)
+        let stranger = CurveClientKeys(serverKey: server, client: try #require(CurveKeyPair.generate()))
+        let context = try ZMQContext()
+        // Signed with a real key's secret: only CURVE stands in the way.
+        let secret = try service.secret(of: ServiceProcess.Keys.service)
+        let commands = try SignedClient(
+            context, endpoint: service.commands, keyId: ServiceProcess.Keys.service, secret: secret, curve: stranger)
+        defer { commands.close() }
+        let history = try SignedClient(
+            context, endpoint: service.history, keyId: ServiceProcess.Keys.service, secret: secret, curve: stranger)
+        defer { history.close() }
+        let body = Self.bodies("cv-stranger")[0]
+        try commands.send(body.json)
+        try history.send(CanonicalJSON.bytes(["after": .integer(0), "limit": .integer(10)]))
+        let strangerSub = try Self.subscriber(context, service.events, stranger)
+        defer { strangerSub.close() }
+        let allowedSub = try Self.subscriber(
+            context, service.events, try service.curveKeys(of: ServiceProcess.Keys.service))
+        defer { allowedSub.close() }
+
+        // Heartbeats come every second: over 3 s the allowed subscriber hears some, the stranger none.
+        let heard = try Self.listen([strangerSub, allowedSub], for: 3000)
+        #expect(heard[0].isEmpty)
+        #expect(heard[1].contains { $0.first == Heartbeat.topic }, "log:\n\(service.log)")
+        #expect(try commands.receive(timeoutMilliseconds: 500) == nil)
+        #expect(try history.receive(timeoutMilliseconds: 500) == nil)
+        #expect(try service.store().head() == 1, "nothing applied")
+
+        let refusal =
+            "warning serve: refused a connection address=127.0.0.1 mechanism=CURVE "
+            + "key=\(stranger.client.publicKey.z85): the client key is not in the key file"
+        #expect(service.log.contains(refusal), "\(service.log)")
+
+        // The service keeps serving an allowed key, and the stranger's command was never
+        // applied: the same body is new to it, not a duplicate.
+        let allowed = try service.commandClient(context)
+        defer { allowed.close() }
+        let reply = try allowed.request(body.json)
+        #expect(Self.isAccepted(reply, duplicate: false), "\(String(decoding: reply ?? [], as: UTF8.self))")
+        #expect(service.isRunning)
+    }
+
+    @Test func aPlainClientGetsNothing() throws {
+        let (service, data) = try Self.start()
+        defer {
+            service.stop()
+            try? FileManager.default.removeItem(at: data)
+        }
+        let context = try ZMQContext()
+        let secret = try service.secret(of: ServiceProcess.Keys.service)
+        let commands = try SignedClient(
+            context, endpoint: service.commands, keyId: ServiceProcess.Keys.service, secret: secret)
+        defer { commands.close() }
+        let history = try SignedClient(
+            context, endpoint: service.history, keyId: ServiceProcess.Keys.service, secret: secret)
+        defer { history.close() }
+        let body = Self.bodies("cv-plain")[0]
+        try commands.send(body.json)
+        try history.send(CanonicalJSON.bytes(["after": .integer(0), "limit": .integer(10)]))
+        let plainSub = try Self.subscriber(context, service.events, nil)
+        defer { plainSub.close() }
+        let allowedSub = try Self.subscriber(
+            context, service.events, try service.curveKeys(of: ServiceProcess.Keys.service))
+        defer { allowedSub.close() }
+
+        let heard = try Self.listen([plainSub, allowedSub], for: 3000)
+        #expect(heard[0].isEmpty)
+        #expect(heard[1].contains { $0.first == Heartbeat.topic }, "log:\n\(service.log)")
+        #expect(try commands.receive(timeoutMilliseconds: 500) == nil)
+        #expect(try history.receive(timeoutMilliseconds: 500) == nil)
+
+        let allowed = try service.commandClient(context)
+        defer { allowed.close() }
+        #expect(Self.isAccepted(try allowed.request(body.json), duplicate: false))
+        #expect(service.isRunning)
+    }
+
+    /// `strata up` on a CURVE key file: the projectors connect with a key's client pair, and
+    /// `strata demo` runs through it, the read models converging on the head.
+    @Test func upAndDemoRunOverCurve() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-curve-up")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data, curve: true)
+        let endpoints = try ["commands", "events", "history"].map {
+            ("--\($0)", "tcp://127.0.0.1:\(try freeLoopbackPort())")
+        }
+        let up = try StrataProcess(["up", "--data", data.path] + endpoints.flatMap { [$0.0, $0.1] })
+        defer { up.stop() }
+        for name in ["serve", "project-readmodels", "project-audit"] {
+            try up.waitForLine(containing: "\(name): ready ")
+        }
+        // Without --key, each projector takes the first key with the history scope and a pair.
+        let svc = try #require(try KeyFile(json: Data(contentsOf: data.appendingPathComponent("keys.json"))).key("svc"))
+        let curve = try #require(svc.curvePublic)
+        #expect(up.log.contains("ready name=readmodels"), "\(up.log)")
+        #expect(up.log.contains("key=svc curve=\(curve.z85)"), "\(up.log)")
+
+        let demo = try ChildProcess.strata(
+            ["demo", "--prefix", "cv", "--data", data.path, "--commands", endpoints[0].1, "--timeout", "120"])
+        #expect(demo.exitCode == 0, "\(demo.stdout)\(demo.stderr)\n\(up.log)")
+        #expect(demo.stdout.contains("0 refused"), "\(demo.stdout)")
+
+        // Both projectors reach the head (the demo waited for the read models only).
+        var status = ""
+        var converged = false
+        let deadline = Date().addingTimeInterval(60)
+        while !converged && Date() < deadline {
+            status = try ChildProcess.strata(["status", "--format", "json", "--data", data.path]).stdout
+            let json = try JSONParser.parse(status)
+            let head = try #require(json["head"]?.integerValue)
+            converged = json["projections"] == ["readmodels": .integer(head), "audit": .integer(head)]
+            if !converged { usleep(200_000) }
+        }
+        #expect(converged, "\(status)\n\(up.log)")
+        #expect(!up.log.contains("refused a connection"), "\(up.log)")
+        up.send(signal: SIGINT)
+        #expect(up.waitForExit(timeout: 60) == 0, "\(up.log)")
+    }
+}
