@@ -46,6 +46,9 @@ public final class CommandServer: Sendable {
         public var checkpointKey: CheckpointKey?
         /// How often the head is signed while it advances; 0 signs only at a graceful stop.
         public var checkpointInterval: TimeInterval = 5
+        /// The most the event store's file may grow to (nil: as far as the disk allows). Past
+        /// it, commands are answered INTERNAL and nothing is recorded, as on a full disk.
+        public var maximumStoreBytes: Int64?
 
         public init(
             storePath: String, keys: KeyFile, commandsEndpoint: String, eventsEndpoint: String, historyEndpoint: String
@@ -92,14 +95,18 @@ public final class CommandServer: Sendable {
         let head: Int64
         let store: SQLiteEventStore
         do {
-            store = try SQLiteEventStore(path: settings.storePath, clock: settings.clock)
+            store = try SQLiteEventStore(
+                path: settings.storePath, clock: settings.clock, maximumBytes: settings.maximumStoreBytes)
             head = try store.head()
             readerStore = HandOff(try SQLiteEventStore(readingAt: settings.storePath))
         } catch let error where error.kind == .locked {
             throw ServerError(.storeLocked, error.message)
+        } catch let error where error.kind == .corrupt {
+            throw ServerError(.integrity, error.message)
         } catch {
             throw ServerError(.environment, "cannot open the event store \(settings.storePath): \(error.message)")
         }
+        logStructureCheck(store, logger: logger)
         let checkpoint = try CheckpointSigner.checkStart(store, head: head)
         writerStore = HandOff(store)
         let context: ZMQContext
@@ -265,6 +272,21 @@ public final class CommandServer: Sendable {
             if let curvePublic = key.curvePublic { allowList[curvePublic] = key.id }
         }
         return allowList
+    }
+
+    private static func logStructureCheck(_ store: SQLiteEventStore, logger: Logger) {
+        guard let check = store.structureCheck else { return }
+        let megabytes = Double(check.bytes) / 1_000_000
+        if check.checked {
+            logger.info(
+                "PRAGMA quick_check found \(store.path) sound: \(String(format: "%.1f", megabytes)) MB in "
+                    + "\(String(format: "%.2f", check.seconds)) s")
+        } else {
+            logger.warning(
+                "\(store.path) is \(String(format: "%.0f", megabytes)) MB, over the "
+                    + "\(SQLiteEventStore.structureCheckLimit >> 30) GiB checked at start: its structure was not "
+                    + "checked (run PRAGMA quick_check on a copy)")
+        }
     }
 
     private static func bindFailure(_ name: String, _ endpoint: String, _ error: ZMQError) -> ServerError {

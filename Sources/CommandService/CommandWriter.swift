@@ -34,6 +34,16 @@ public final class CommandWriter {
     public struct Committed: Sendable {
         public var replies: [(routingId: [UInt8], reply: CommandReply)]
         public var events: [RecordedEvent]
+        /// Why the store refused the whole batch (a full disk, an I/O error), if it did.
+        public var failure: StoreError?
+
+        public init(
+            replies: [(routingId: [UInt8], reply: CommandReply)], events: [RecordedEvent], failure: StoreError? = nil
+        ) {
+            self.replies = replies
+            self.events = events
+            self.failure = failure
+        }
     }
 
     private let store: any EventStore
@@ -90,7 +100,7 @@ public final class CommandWriter {
             let failure = StrataError(.internal, reason: "STORE_FAILURE", "the command was not recorded: \(error)")
             return Committed(
                 replies: batch.map { ($0.routingId, .refused(id: $0.body.id, duplicate: false, error: failure)) },
-                events: [])
+                events: [], failure: error)
         }
     }
 

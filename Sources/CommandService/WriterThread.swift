@@ -20,7 +20,10 @@ final class WriterThread {
     private let signer: CheckpointSigner?
     private let batchLimit: Int
     private let heartbeatInterval: TimeInterval
+    private let logger: Logger
     private var head: Int64
+    /// Batches the store refused in a row: the first is logged, and the recovery, not each one.
+    private var failedBatches = 0
     let endpoint: String
 
     init(
@@ -43,6 +46,7 @@ final class WriterThread {
         self.signer = signer
         self.batchLimit = batchLimit
         self.heartbeatInterval = heartbeatInterval
+        logger = control.logger
     }
 
     /// Runs until the queue is closed and drained, then tells the commands thread it is done.
@@ -70,6 +74,7 @@ final class WriterThread {
         batch.reserveCapacity(arrivals.count)
         for case .command(let pending) in arrivals { batch.append(pending) }
         let committed = batch.isEmpty ? CommandWriter.Committed(replies: [], events: []) : writer.process(batch)
+        if !batch.isEmpty { noteOutcome(committed.failure, commands: batch.count) }
         var next = 0
         for arrival in arrivals {
             switch arrival {
@@ -85,5 +90,21 @@ final class WriterThread {
             try publisher.send([eventTopic(category: event.category, type: event.type), event.json])
         }
         if let last = committed.events.last { head = last.position }
+    }
+
+    /// A full disk refuses every batch until space returns: one line when it starts, one when
+    /// it ends, rather than one a batch.
+    private func noteOutcome(_ failure: StoreError?, commands: Int) {
+        if let failure {
+            if failedBatches == 0 {
+                logger.error(
+                    "the store refused a batch of \(commands) commands (answered INTERNAL, nothing recorded): "
+                        + "\(failure); further refusals are logged when a batch commits again")
+            }
+            failedBatches += 1
+        } else if failedBatches > 0 {
+            logger.info("the store records commands again after \(failedBatches) refused batches")
+            failedBatches = 0
+        }
     }
 }

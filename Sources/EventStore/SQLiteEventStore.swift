@@ -18,6 +18,8 @@ public final class SQLiteEventStore: EventStore {
     public let isReadOnly: Bool
     private let clock: any WallClock
     private let lock: WriterLock?
+    /// What the writer's open found of the file's structure (nil for readers, which do not check).
+    public let structureCheck: StructureCheck?
     /// Internal rather than private for the checkpoint half of the store, in its own file.
     let state: Mutex<State>
 
@@ -26,17 +28,24 @@ public final class SQLiteEventStore: EventStore {
         var tip: ChainTip
     }
 
-    /// Opens (creating if needed) the store for writing, taking the writer lock.
-    public init(path: String, clock: any WallClock = SystemClock()) throws(StoreError) {
+    /// Opens (creating if needed) the store for writing, taking the writer lock. A damaged
+    /// file is refused (`.corrupt`) before anything is written to it: the writer would
+    /// otherwise chain new events onto whatever SQLite could still read.
+    ///
+    /// `maximumBytes` caps the file (`PRAGMA max_page_count`): an append that would grow it
+    /// further fails as `.full`, as on a full disk, and writes nothing.
+    public init(path: String, clock: any WallClock = SystemClock(), maximumBytes: Int64? = nil) throws(StoreError) {
         let lock = try WriterLock.acquire(for: path)
         do {
             let connection = try SQLiteEventStore.open(path, mode: .readWrite)
-            try SQLiteEventStore.prepareForWriting(connection, path: path)
+            let check = try SQLiteEventStore.prepareForWriting(connection, path: path)
+            if let maximumBytes { try SQLiteEventStore.limitSize(connection, to: maximumBytes, path: path) }
             let tip = try SQLiteEventStore.loadTip(connection)
             self.path = path
             self.isReadOnly = false
             self.clock = clock
             self.lock = lock
+            self.structureCheck = check
             self.state = Mutex(State(connection: connection, tip: tip))
         } catch {
             lock.release()
@@ -52,6 +61,7 @@ public final class SQLiteEventStore: EventStore {
         self.isReadOnly = true
         self.clock = SystemClock()
         self.lock = nil
+        self.structureCheck = nil
         self.state = Mutex(State(connection: connection, tip: .empty))
     }
 
@@ -87,6 +97,8 @@ public final class SQLiteEventStore: EventStore {
             _ = try c.scalarInteger("SELECT max(position) FROM events")
         } catch let error as StoreError {
             throw error
+        } catch let error as SQLiteError where error.isCorrupt {
+            throw StoreError.damaged(path, "\(error.message) (SQLite \(error.code))")
         } catch let error as SQLiteError {
             throw StoreError(error, while: "reading \(path)")
         } catch {
@@ -94,8 +106,9 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
-    private static func prepareForWriting(_ c: SQLiteConnection, path: String) throws(StoreError) {
+    private static func prepareForWriting(_ c: SQLiteConnection, path: String) throws(StoreError) -> StructureCheck {
         try checkIdentity(c, path: path, allowEmpty: true)
+        let check = try checkStructure(c, path: path)
         do {
             guard try c.scalarText("PRAGMA journal_mode=WAL")?.lowercased() == "wal" else {
                 throw StoreError(.io, "cannot switch \(path) to WAL mode")
@@ -113,6 +126,7 @@ public final class SQLiteEventStore: EventStore {
         } catch {
             throw StoreError(.io, "preparing \(path): \(error)")
         }
+        return check
     }
 
     /// The tables as CONTRACT.md "Files" names them. `data` and `metadata` hold

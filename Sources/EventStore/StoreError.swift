@@ -33,5 +33,10 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         self.init(kind, "\(doing): \(error.message) (SQLite \(error.code))")
     }
 
+    /// A damaged file, named with what SQLite found and the way out.
+    static func damaged(_ path: String, _ finding: String) -> StoreError {
+        StoreError(.corrupt, "\(path) is damaged: \(finding); restore it from a backup")
+    }
+
     public var description: String { "\(kind.rawValue): \(message)" }
 }

@@ -46,12 +46,34 @@ public final class ServiceProcess: Sendable {
         guard admin.exitCode == 0 else { throw ServiceProcessError("admin bootstrap: \(admin.stderr)") }
     }
 
-    /// Starts `strata serve` on `dataDirectory` and returns once it is ready.
-    public init(dataDirectory: URL, arguments: [String] = [], environment: [String: String] = [:]) throws {
+    /// Loopback ports chosen in advance, for a service that must come back where it was (its
+    /// projectors and clients reconnect to the same endpoints).
+    public struct Ports: Sendable, Equatable {
+        public let commands: Int
+        public let events: Int
+        public let history: Int
+
+        /// Three different ports nothing listens on right now.
+        public static func free() throws -> Ports {
+            var ports: [Int] = []
+            while ports.count < 3 {
+                let port = try freeLoopbackPort()
+                if !ports.contains(port) { ports.append(port) }
+            }
+            return Ports(commands: ports[0], events: ports[1], history: ports[2])
+        }
+    }
+
+    /// Starts `strata serve` on `dataDirectory` and returns once it is ready: on `ports`, or
+    /// on ports the system chooses.
+    public init(
+        dataDirectory: URL, arguments: [String] = [], environment: [String: String] = [:], ports: Ports? = nil
+    ) throws {
         self.dataDirectory = dataDirectory
-        let any = "tcp://127.0.0.1:*"
+        func endpoint(_ port: Int?) -> String { "tcp://127.0.0.1:" + (port.map(String.init) ?? "*") }
         process = try StrataProcess(
-            ["serve", "--data", dataDirectory.path, "--commands", any, "--events", any, "--history", any] + arguments,
+            ["serve", "--data", dataDirectory.path, "--commands", endpoint(ports?.commands)]
+                + ["--events", endpoint(ports?.events), "--history", endpoint(ports?.history)] + arguments,
             environment: environment)
         let ready = try process.waitForLine(containing: " ready ")
         func field(_ name: String) -> String {

@@ -163,6 +163,45 @@ final class SQLiteEventStoreTests: Sendable {
         #expect(storeError { _ = try SQLiteEventStore(readingAt: directory.appendingPathComponent("none.db").path) } != nil)
     }
 
+    /// `maximumBytes` is `strata serve --max-store-bytes`: a full store refuses the whole
+    /// append as FULL, writes none of it, keeps answering from the journal, and takes the same
+    /// command once reopened with room.
+    @Test func aStoreAtItsSizeLimitRefusesWholeAppendsUntilReopenedWithRoom() throws {
+        let padding: JSONValue = ["pad": .string(String(repeating: "x", count: 1500))]
+        var appended = 0
+        var full: StoreError?
+        do {
+            let store = try SQLiteEventStore(path: path, maximumBytes: 128 * 1024)
+            while full == nil {
+                let write = try command("c\(appended + 1)", [event("loan-L\(appended)", "TestHappened", padding)])
+                do {
+                    _ = try store.append(write)
+                    appended += 1
+                } catch {
+                    full = error
+                }
+                try #require(appended < 1000, "the limit never bit")
+            }
+            #expect(full?.kind == .full)
+            #expect(full?.message.contains("database or disk is full") == true, "\(String(describing: full))")
+            #expect(try store.head() == Int64(appended))
+            #expect(try store.journalEntry(commandId: "c\(appended + 1)") == nil)
+            // Still full, yet a retry of a recorded command is answered from the journal.
+            let refused = try command("c\(appended + 1)", [event("loan-L\(appended)", "TestHappened", padding)])
+            #expect(storeError { _ = try store.append(refused) }?.kind == .full)
+            guard case .duplicate = try store.append(command("c1", [event("loan-L0", "TestHappened", padding)])) else {
+                Issue.record("a retry of c1 is a duplicate")
+                return
+            }
+            #expect(try store.verify().isIntact)
+        }
+        let roomier = try SQLiteEventStore(path: path, maximumBytes: 1 << 20)
+        let write = try command("c\(appended + 1)", [event("loan-L\(appended)", "TestHappened", padding)])
+        #expect(acceptedPositions(try roomier.append(write)) == [Int64(appended + 1)])
+        #expect(try roomier.verify().isIntact)
+        print("SQLite event store: \(appended) commands of 1.5 KB filled a 128 KiB store")
+    }
+
     @Test func aNewerSchemaIsRefused() throws {
         try seed(1)
         try tamper("PRAGMA user_version = 99")

@@ -335,10 +335,15 @@ struct VerifyTests {
         }
     }
 
-    @Test func aFileThatIsNotAStoreIsAnEnvironmentError() throws {
+    /// What verify is for: a store it cannot read is a problem found (exit 1), like a broken
+    /// chain, not an environment error; the message names the file and the way out.
+    @Test func aFileThatIsNotADatabaseIsReportedDamaged() throws {
         try withTemporaryDirectory { dir in
             try writeText(String(repeating: "not a database ", count: 100), to: dir.path + "/events.db")
-            try strata(["verify", "--data", dir.path], expecting: 2)
+            let result = try strata(["verify", "--data", dir.path], expecting: 1)
+            #expect(
+                result.stderr == "strata verify: \(dir.path)/events.db is damaged: file is not a database (SQLite 26); "
+                    + "restore it from a backup\n")
         }
     }
 

@@ -15,6 +15,9 @@ enum ServeCommand {
             OptionSpec(
                 "checkpoint-interval", value: "SECONDS",
                 help: "Sign the head this often while it advances (default 5; 0: only when stopping)."),
+            OptionSpec(
+                "max-store-bytes", value: "N",
+                help: "Let events.db grow to N bytes at most; past it commands are answered INTERNAL, not recorded."),
         ],
         discussion: """
             Holds the writer lock on DATA/events.db (a second serve or admin bootstrap refuses to
@@ -32,14 +35,20 @@ enum ServeCommand {
             and DATA/checkpoint.pub, and logs the public key. It refuses to start when the chain no
             longer matches its last signed checkpoint.
 
+            At start it runs PRAGMA quick_check over the store (up to 2 GiB) and refuses a damaged,
+            truncated or overwritten file, naming it and what SQLite found. When the disk is full (or
+            the store reaches --max-store-bytes) the batch being committed is answered INTERNAL
+            (STORE_FAILURE) and nothing of it is recorded, so a retry is decided afresh; the service
+            keeps running and records commands again as soon as there is room.
+
             SIGINT or SIGTERM stops it gracefully: commands that arrive from then on are answered
             UNAVAILABLE, those already taken are decided, committed, answered and published, the head
             is signed, and it exits 0. A second signal ends it at once (exit 130).
 
-            Exit codes: 0 stopped cleanly, 1 the store is held by another writer, does not match its
-            last signed checkpoint, or the service failed, 2 usage or environment (no key file, a
-            checkpoint key that is malformed or readable by others, an endpoint that cannot be bound, a
-            key file with the CURVE server's public key but not its secret).
+            Exit codes: 0 stopped cleanly, 1 the store is held by another writer, is damaged, does not
+            match its last signed checkpoint, or the service failed, 2 usage or environment (no key
+            file, a checkpoint key that is malformed or readable by others, an endpoint that cannot be
+            bound, a key file with the CURVE server's public key but not its secret).
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
@@ -59,6 +68,7 @@ enum ServeCommand {
         if let seconds = try arguments.integer("checkpoint-interval", in: 0...86_400) {
             settings.checkpointInterval = TimeInterval(seconds)
         }
+        settings.maximumStoreBytes = try arguments.integer("max-store-bytes", in: 65_536...Int64.max)
         settings.checkpointKey = try checkpointKey(arguments, environment, configuration, logger: logger)
 
         let server: CommandServer

@@ -13,7 +13,8 @@ enum StatusCommand {
             JSON: {"head":N,"projections":{"readmodels":P,"audit":Q},"errors":{…}}: a projection whose
             file does not exist yet is left out; one stopped at an event has its error under "errors".
 
-            Exit codes: 0 no projection is stopped, 1 one is (its error is shown), 2 no event store.
+            Exit codes: 0 no projection is stopped, 1 one is (its error is shown) or events.db is damaged,
+            2 no event store.
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
@@ -22,10 +23,10 @@ enum StatusCommand {
         guard format == "text" || format == "json" else { throw UsageError("--format must be text or json") }
         let store = try VerifyCommand.openReadOnly(configuration.eventStorePath)
         let head: Int64
-        do {
+        do throws(StoreError) {
             head = try store.head()
         } catch {
-            throw CommandFailure.environment("cannot read \(configuration.eventStorePath): \(error)")
+            throw VerifyCommand.readFailure(configuration.eventStorePath, error)
         }
         var positions: [(String, Int64)] = []
         var errors: [(String, String)] = []

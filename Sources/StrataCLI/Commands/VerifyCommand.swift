@@ -32,8 +32,9 @@ enum VerifyCommand {
             not pinned: keep the public key (and a recent signed position and hash, for --expect)
             somewhere the store's owner cannot write.
 
-            Exit codes: 0 the chain is intact, 1 it is broken (the position is named), 2 usage or
-            environment (no store, unreadable file, a malformed public key).
+            Exit codes: 0 the chain is intact, 1 it is broken (the position is named) or the file is
+            damaged (SQLite finds it malformed), 2 usage or environment (no store, an unreadable file,
+            a malformed public key).
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
@@ -46,13 +47,13 @@ enum VerifyCommand {
         let report: ChainReport
         let progress = TerminalProgress.forStandardError("verify", total: try? store.head())
         defer { progress?.finish() }
-        do {
+        do throws(StoreError) {
             report = try store.verify(
                 trustedKey: trustedKey, expected: expected,
                 progress: progress.map { progress in { progress.update($0) } })
             progress?.finish()
         } catch {
-            throw CommandFailure.environment("cannot read \(configuration.eventStorePath): \(error)")
+            throw readFailure(configuration.eventStorePath, error)
         }
         if format == "json" {
             var result: [String: JSONValue] = [
@@ -122,15 +123,25 @@ enum VerifyCommand {
         return ExpectedHash(position: position, hash: Hex.encode(hash))
     }
 
-    /// Opens the store read-only, turning "no such store" into an environment error.
+    /// Opens the store read-only, turning "no such store" into an environment error and a
+    /// damaged file into a problem found (exit 1), like a broken chain.
     static func openReadOnly(_ path: String) throws -> SQLiteEventStore {
         guard FileManager.default.fileExists(atPath: path) else {
             throw CommandFailure.environment("no event store at \(path) (set --data or STRATA_DATA)")
         }
         do {
             return try SQLiteEventStore(readingAt: path)
+        } catch where error.kind == .corrupt {
+            throw CommandFailure.problem(error.message)
         } catch {
             throw CommandFailure.environment("cannot open \(path): \(error.message)")
         }
+    }
+
+    /// A read of an open store that failed: a damaged page is a problem found (exit 1), anything
+    /// else of the environment (exit 2).
+    static func readFailure(_ path: String, _ error: StoreError) -> CommandFailure {
+        guard error.kind == .corrupt else { return CommandFailure.environment("cannot read \(path): \(error)") }
+        return CommandFailure.problem("\(path) is damaged: \(error.message); restore it from a backup")
     }
 }
