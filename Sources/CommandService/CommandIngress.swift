@@ -24,11 +24,14 @@ final class CommandIngress {
     private let queue: ArrivalQueue
     private let control: ServerControl
     private let clock: any WallClock
+    private let metrics: ServiceMetrics?
+    /// Refusals counted since the last hand-over to `metrics` (one per burst).
+    private var refusals: [StrataError.Code: Int] = [:]
     let endpoint: String
 
     init(
         endpoint: String, repliesEndpoint: String, gate: RequestGate, keyRoles: [String: Set<Role>],
-        queue: ArrivalQueue, control: ServerControl, clock: any WallClock
+        queue: ArrivalQueue, control: ServerControl, clock: any WallClock, metrics: ServiceMetrics?
     ) throws(ZMQError) {
         // Linger so the last replies still leave when the socket closes at shutdown.
         router = try control.clientFacingSocket(.router, lingerMilliseconds: 2000)
@@ -46,6 +49,7 @@ final class CommandIngress {
         self.queue = queue
         self.control = control
         self.clock = clock
+        self.metrics = metrics
     }
 
     /// Runs until the writer says it is done (after a stop), then answers everything still
@@ -88,6 +92,13 @@ final class CommandIngress {
         }
         // The queue closes only on this thread, so the offer cannot be refused here.
         _ = queue.offer(arrivals)
+        countRefusals()
+    }
+
+    private func countRefusals() {
+        guard !refusals.isEmpty else { return }
+        metrics?.refusedAtGate(refusals)
+        refusals.removeAll()
     }
 
     /// After the writer is done: every request still waiting gets its gate refusal or
@@ -96,8 +107,11 @@ final class CommandIngress {
     private func refuseWaiting() throws(ZMQError) {
         let deadline = DispatchTime.now() + .seconds(1)
         while DispatchTime.now() < deadline, let frames = try router.receive(wait: false) {
-            if let arrival = admit(frames) { try router.send(Self.unavailable(arrival)) }
+            guard let arrival = admit(frames) else { continue }
+            if case .command = arrival { refusals[.unavailable, default: 0] += 1 }
+            try router.send(Self.unavailable(arrival))
         }
+        countRefusals()
     }
 
     /// One request through the gate: a command for the writer or a refusal already written.
@@ -107,6 +121,13 @@ final class CommandIngress {
         case nil:
             return nil
         case .failure(let refused)?:
+            refusals[refused.error.code, default: 0] += 1
+            if control.logger.isEnabled(.debug) {
+                let error = refused.error
+                control.logger.debug(
+                    "refused at the gate command=\(refused.id.map(Logger.field) ?? "-") code=\(error.code.rawValue) "
+                        + "reason=\(Logger.field(error.reason ?? "-")) message=\(Logger.field(error.message))")
+            }
             return .refused(
                 routingId: refused.routingId,
                 reply: CommandReply.refused(id: refused.id, duplicate: false, error: refused.error).json)

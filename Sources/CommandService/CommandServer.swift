@@ -49,6 +49,8 @@ public final class CommandServer: Sendable {
         /// The most the event store's file may grow to (nil: as far as the disk allows). Past
         /// it, commands are answered INTERNAL and nothing is recorded, as on a full disk.
         public var maximumStoreBytes: Int64?
+        /// Where the service counts what it does (`serve --metrics-file`); nil counts nothing.
+        public var metrics: ServiceMetrics?
 
         public init(
             storePath: String, keys: KeyFile, commandsEndpoint: String, eventsEndpoint: String, historyEndpoint: String
@@ -108,6 +110,7 @@ public final class CommandServer: Sendable {
         }
         logStructureCheck(store, logger: logger)
         let checkpoint = try CheckpointSigner.checkStart(store, head: head)
+        settings.metrics?.started(head: head)
         writerStore = HandOff(store)
         let context: ZMQContext
         do {
@@ -157,7 +160,7 @@ public final class CommandServer: Sendable {
                 do throws(ZMQError) {
                     ingress = try CommandIngress(
                         endpoint: settings.commandsEndpoint, repliesEndpoint: repliesEndpoint, gate: commandsGate,
-                        keyRoles: keyRoles, queue: queue, control: control, clock: clock)
+                        keyRoles: keyRoles, queue: queue, control: control, clock: clock, metrics: settings.metrics)
                 } catch {
                     return ready.report(.failure(bindFailure("commands", settings.commandsEndpoint, error)))
                 }
@@ -188,7 +191,8 @@ public final class CommandServer: Sendable {
                             writer: writer, head: head, eventsEndpoint: settings.eventsEndpoint,
                             repliesEndpoint: repliesEndpoint, queue: queue, signer: signer,
                             batchLimit: settings.batchLimit, heartbeatInterval: settings.heartbeatInterval,
-                            publisherHighWaterMark: settings.publisherHighWaterMark, control: control)
+                            publisherHighWaterMark: settings.publisherHighWaterMark, control: control,
+                            metrics: settings.metrics)
                     } catch {
                         throw bindFailure("events", settings.eventsEndpoint, error)
                     }

@@ -37,12 +37,17 @@ public final class CommandWriter {
         /// Why the store refused the whole batch (a full disk, an I/O error), if it did.
         public var failure: StoreError?
 
+        /// How long the append transaction took (zero when it failed), for metrics.
+        public var commitDuration: Duration
+
         public init(
-            replies: [(routingId: [UInt8], reply: CommandReply)], events: [RecordedEvent], failure: StoreError? = nil
+            replies: [(routingId: [UInt8], reply: CommandReply)], events: [RecordedEvent], failure: StoreError? = nil,
+            commitDuration: Duration = .zero
         ) {
             self.replies = replies
             self.events = events
             self.failure = failure
+            self.commitDuration = commitDuration
         }
     }
 
@@ -73,7 +78,9 @@ public final class CommandWriter {
             for pending in batch {
                 writes.append(try decide(pending, now: now, firstInBatch: seen.insert(pending.body.id).inserted))
             }
+            let commitStarted = ContinuousClock.now
             let (results, events) = try store.appendReturningEvents(writes)
+            let commitDuration = commitStarted.duration(to: .now)
             var replies: [(routingId: [UInt8], reply: CommandReply)] = []
             var partial = false
             for (index, result) in results.enumerated() {
@@ -94,7 +101,7 @@ public final class CommandWriter {
                 }
             }
             if partial { try cache.reset() }
-            return Committed(replies: replies, events: events)
+            return Committed(replies: replies, events: events, commitDuration: commitDuration)
         } catch {
             try? cache.reset()
             let failure = StrataError(.internal, reason: "STORE_FAILURE", "the command was not recorded: \(error)")

@@ -38,6 +38,8 @@ public final class Projector: Sendable {
         /// The subscriber's kernel receive buffer in bytes; nil leaves it to the system
         /// (which grows it as needed). Small values make the bus drop sooner.
         public var receiveBufferBytes: Int32?
+        /// Where the projector reports its position, the head and the lag; nil reports nothing.
+        public var metrics: ProjectorMetrics?
 
         public init(name: String, databasePath: String, eventsEndpoint: String, historyEndpoint: String, key: KeyFile.Key) {
             self.name = name
@@ -72,6 +74,7 @@ public final class Projector: Sendable {
     private let ended = DispatchSemaphore(value: 0)
     private let startFailure = Mutex<ProjectorError?>(nil)
     private let checkpointAtStart = Atomic<Int64>(0)
+    private let checkpointAtEnd = Atomic<Int64>(0)
 
     private init(settings: Settings, logger: Logger) {
         self.settings = settings
@@ -101,6 +104,9 @@ public final class Projector: Sendable {
 
     /// The checkpoint the file had when the projector started.
     public var startingCheckpoint: Int64 { checkpointAtStart.load(ordering: .acquiring) }
+
+    /// The checkpoint the file had when the projector ended (valid once `wait()` returned).
+    public var finalCheckpoint: Int64 { checkpointAtEnd.load(ordering: .acquiring) }
 
     /// Asks the projector to stop after the batch in hand.
     public func stop() {
@@ -141,8 +147,10 @@ public final class Projector: Sendable {
             return
         }
         checkpointAtStart.store(database.checkpoint, ordering: .releasing)
+        settings.metrics?.started(checkpoint: database.checkpoint)
         started.signal()
         let exit = follow(database, onCommit: onCommit)
+        checkpointAtEnd.store(database.checkpoint, ordering: .releasing)
         outcome.withLock { $0 = exit }
     }
 
@@ -259,6 +267,7 @@ private struct Follower {
                 return .failed("the subscriber failed: \(error)")
             }
             if let failure = commit(batch) { return failure }
+            if announcedHead > 0 { settings.metrics?.learnt(head: announcedHead) }
             if announcedHead > database.checkpoint, needsHistory == nil {
                 needsHistory = "as the heartbeat's head \(announcedHead) is ahead"
             }
@@ -283,11 +292,13 @@ private struct Follower {
                 if case .failed(let why) = failure { return .failed(why) }
                 return .done  // poisoned: the caller sees database.stop
             }
+            settings.metrics?.learnt(head: page.head)
             if database.stop != nil || page.events.isEmpty || database.checkpoint >= page.head { break }
         }
+        settings.metrics?.caughtUp()
         if database.checkpoint > from {
-            logger.info(
-                "caught up through history \(reason): \(database.checkpoint - from) events, now at position \(database.checkpoint)")
+            let position = database.checkpoint
+            logger.info("caught up through history \(reason): events=\(position - from) position=\(position)")
         }
         return .done
     }
@@ -295,10 +306,17 @@ private struct Follower {
     /// Applies a batch in one transaction; a failure of the file ends the projector.
     private func commit(_ events: [RecordedEvent]) -> Projector.Exit? {
         guard !events.isEmpty else { return nil }
+        let before = database.checkpoint
         do {
             try database.apply(events)
         } catch {
             return .failed("\(error)")
+        }
+        if let metrics = settings.metrics, database.checkpoint > before {
+            // A stop part-way applies only the events before it; the checkpoint says how many.
+            let last = events.last { $0.position == database.checkpoint }
+            let position = database.checkpoint
+            metrics.applied(count: Int(position - before), checkpoint: position, lastRecordedAt: last?.recordedAt)
         }
         if let stop = database.stop {
             logger.error("\(settings.name) \(stop)")

@@ -11,9 +11,12 @@ enum AtomicFile {
     /// Writes `contents` to `path` with exactly `mode` (the umask neither widens nor narrows
     /// it); with `creatingDirectory`, the directory too if it is missing (a data directory).
     /// With `replacing` false the file is linked into place only if nothing has that name
-    /// yet, and an existing file is a problem (exit 1).
+    /// yet, and an existing file is a problem (exit 1). Without `synchronizing` the file is
+    /// not synced before the rename: still never seen half-written, only perhaps lost in a
+    /// power cut (for a file rewritten every few seconds, like the metrics).
     static func write(
-        _ path: String, contents: [UInt8], mode: mode_t, replacing: Bool = true, creatingDirectory: Bool = false
+        _ path: String, contents: [UInt8], mode: mode_t, replacing: Bool = true, creatingDirectory: Bool = false,
+        synchronizing: Bool = true
     ) throws {
         let directory = (path as NSString).deletingLastPathComponent
         if creatingDirectory, !directory.isEmpty {
@@ -24,6 +27,9 @@ enum AtomicFile {
             }
         }
         let temporary = path + ".tmp-\(getpid())"
+        // Only this process writes that name; one left by a killed process with the same id
+        // (pid 1 in a container, every time) would otherwise block every later write.
+        if replacing { unlink(temporary) }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw CommandFailure.environment("cannot write \(temporary): \(String(cString: strerror(errno)))")
@@ -40,7 +46,7 @@ enum AtomicFile {
             offset += written
         }
         if failure == 0, fchmod(fd, mode) != 0 { failure = errno }
-        if failure == 0, fsync(fd) != 0 { failure = errno }
+        if failure == 0, synchronizing, fsync(fd) != 0 { failure = errno }
         close(fd)
         if failure == 0 {
             if replacing {

@@ -22,6 +22,17 @@ public struct Logger: Sendable {
             case .error: "error"
             }
         }
+
+        /// A level by its name (`debug`, `info`, `warning`, `error`), as `--log-level` takes it.
+        public init?(name: String) {
+            switch name {
+            case "debug": self = .debug
+            case "info": self = .info
+            case "warning": self = .warning
+            case "error": self = .error
+            default: return nil
+            }
+        }
     }
 
     public let label: String
@@ -44,10 +55,41 @@ public struct Logger: Sendable {
         sink("\(clock.now()) \(level) \(label): \(message)\n")
     }
 
+    /// Whether a message at `level` is written: a hot path asks once per batch, and builds
+    /// no message at all when the answer is no.
+    public func isEnabled(_ level: Level) -> Bool { level >= minimumLevel }
+
     public func debug(_ message: String) { log(.debug, message) }
     public func info(_ message: String) { log(.info, message) }
     public func warning(_ message: String) { log(.warning, message) }
     public func error(_ message: String) { log(.error, message) }
+
+    /// A value for a `key=value` field, as is when it is a plain word, else in double quotes
+    /// with backslash, quote and control characters escaped, so that text from a client (a
+    /// command type, an error message) can never break a line or forge a field.
+    public static func field(_ value: String) -> String {
+        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { scalar in
+            scalar.value > 0x20 && scalar.value != 0x7F && scalar != "\"" && scalar != "=" && scalar != "\\"
+        }
+        if plain { return value }
+        var quoted = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\r": quoted += "\\r"
+            case "\t": quoted += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    quoted += "\\u{" + String(scalar.value, radix: 16) + "}"
+                } else {
+                    quoted.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return quoted + "\""
+    }
 
     /// Writes a line to file descriptor 2 in one call.
     @Sendable public static func standardError(_ line: String) {

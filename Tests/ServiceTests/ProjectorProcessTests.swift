@@ -19,7 +19,7 @@ import Testing
             let name = projector.arguments[1]
             try system.waitForCheckpoint(name, head)
             let caughtUp = try projector.waitForLine(containing: "caught up through history on start")
-            #expect(caughtUp.contains("now at position \(head)") || caughtUp.contains("events, now at"), "\(caughtUp)")
+            #expect(caughtUp.contains("position=\(head)") || caughtUp.contains(": events="), "\(caughtUp)")
             try system.expectEqualToRebuild(name)
         }
         // Live again after catching up: one more loan reaches both files.

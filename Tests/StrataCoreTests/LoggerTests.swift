@@ -30,3 +30,24 @@ struct LoggerTests {
         #expect(Logger.Level.debug < .info && Logger.Level.info < .warning && Logger.Level.warning < .error)
     }
 }
+
+@Suite("Logger fields")
+struct LoggerFieldTests {
+    @Test func levelsAreNamedAsTheCommandLineTakesThem() {
+        #expect(Logger.Level(name: "debug") == .debug && Logger.Level(name: "error") == .error)
+        #expect(Logger.Level(name: "DEBUG") == nil && Logger.Level(name: "verbose") == nil)
+        let logger = Logger(label: "serve", minimumLevel: .info, clock: FixedClock()) { _ in }
+        #expect(!logger.isEnabled(.debug) && logger.isEnabled(.info) && logger.isEnabled(.error))
+    }
+
+    /// Text from a client must never break a line or forge a field.
+    @Test func fieldValuesAreQuotedUnlessTheyArePlainWords() {
+        #expect(Logger.field("cmd-1_A") == "cmd-1_A")
+        #expect(Logger.field("") == #""""#)
+        #expect(Logger.field("two words") == #""two words""#)
+        #expect(Logger.field("a=b") == #""a=b""#)
+        #expect(Logger.field("say \"hi\"\nposition=1") == #""say \"hi\"\nposition=1""#)
+        #expect(Logger.field("back\\slash\r\t\u{1}") == #""back\\slash\r\t\u{1}""#)
+        #expect(Logger.field("prêt") == "prêt")
+    }
+}

@@ -71,6 +71,9 @@ enum BenchCommand {
         guard scenarios.contains(scenario) else {
             throw UsageError("unknown scenario '\(scenario)' (known: \(scenarios.joined(separator: ", ")))")
         }
+        if arguments.flag("metrics") && scenario != BenchCommandsScenario.name {
+            throw UsageError("--metrics is for the commands scenario")
+        }
         if arguments.flag("peer") && scenario != BenchCommandsScenario.name {
             throw UsageError("--peer is for the commands scenario")
         }

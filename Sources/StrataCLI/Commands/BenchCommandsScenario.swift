@@ -35,6 +35,8 @@ enum BenchCommandsScenario {
     static let options = [
         OptionSpec("loans", value: "N", help: "commands, lag, rebuild: loans per run (default 10000)."),
         OptionSpec("peer", help: "commands: also run the Python eventsourcing peer after each run."),
+        OptionSpec(
+            "metrics", help: "commands: record metrics as serve --metrics-file does (written each second)."),
     ]
 
     static let discussion = """
@@ -49,6 +51,8 @@ enum BenchCommandsScenario {
         eventsourcing library on a durable SQLite file (bench/peers/eventsourcing-peer, which makes
         its own virtual environment with pip on first use), and the lending loop's median over the
         peer's (target ≥ \(Int(peerTargetRatio))×); a peer that cannot run is an error (exit 2).
+        --metrics: the service records its metrics and writes them to the scratch directory every
+        second, as `serve --metrics-file` would (to measure what they cost).
         """
 
     // MARK: - The scenario
@@ -60,6 +64,7 @@ enum BenchCommandsScenario {
         let loans = Int(try arguments.integer("loans", in: 1...10_000_000) ?? 10_000)
         let peer = arguments.flag("peer") ? try BenchPeer.locate() : nil
         let keepStores = arguments.value("dir") != nil
+        let metricsFile = arguments.flag("metrics") ? "\(directory)/metrics.prom" : nil
         let workload = LendingWorkload(admin: "bench-admin", prefix: "b", today: Timestamp.now().date)
 
         // Every body is built and encoded before anything is timed.
@@ -74,7 +79,8 @@ enum BenchCommandsScenario {
         for run in 0..<runs {
             for (plan, kind) in [(lending, "lending"), (mix, "mix")] {
                 let rate = try withService(
-                    at: "\(directory)/commands-\(kind)-\(run).db", admin: workload.admin, keep: keepStores
+                    at: "\(directory)/commands-\(kind)-\(run).db", admin: workload.admin, keep: keepStores,
+                    metricsFile: metricsFile
                 ) { service in
                     try service.send(setup)
                     return try service.throughput(plan)
@@ -412,7 +418,9 @@ enum BenchCommandsScenario {
     ///
     /// Unless `keep`, the run's store files are removed afterwards, so that repeated runs
     /// do not fill the disk before the scratch directory goes.
-    static func withService<T>(at path: String, admin: String, keep: Bool, _ body: (Service) throws -> T) throws -> T {
+    static func withService<T>(
+        at path: String, admin: String, keep: Bool, metricsFile: String? = nil, _ body: (Service) throws -> T
+    ) throws -> T {
         defer {
             if !keep { for suffix in ["", "-wal", "-shm", "-lock"] { unlink(path + suffix) } }
         }
@@ -421,14 +429,28 @@ enum BenchCommandsScenario {
         var keys = KeyFile()
         try keys.add(KeyFile.Key(id: "bench", secret: secret, scopes: [.commands, .history]))
         let any = "tcp://127.0.0.1:*"
-        let settings = CommandServer.Settings(
+        var settings = CommandServer.Settings(
             storePath: path, keys: keys, commandsEndpoint: any, eventsEndpoint: any, historyEndpoint: any)
+        let logger = Logger(label: "bench-serve", minimumLevel: .warning)
+        let observability = Observability(
+            metricsFile: metricsFile, metricsIntervalSeconds: 1, logLevel: logger.minimumLevel)
+        let registry = observability.registry(process: "serve")
+        settings.metrics = registry.map(ServiceMetrics.init)
         let server: CommandServer
         do throws(ServerError) {
-            server = try CommandServer.start(settings, logger: Logger(label: "bench-serve", minimumLevel: .warning))
+            server = try CommandServer.start(settings, logger: logger)
         } catch {
             throw CommandFailure.environment("cannot start the command service: \(error.message)")
         }
+        let metrics: MetricsFile?
+        do {
+            metrics = try observability.startMetricsFile(registry, logger: logger)
+        } catch {
+            server.stop()
+            server.wait()
+            throw error
+        }
+        defer { metrics?.stop() }
         let context = try ZMQContext()
         let result: Result<T, any Error>
         do {

@@ -18,7 +18,7 @@ enum ProjectCommand {
             OptionSpec("resume", help: "Clear a recorded stop and try the event again (after a fix)."),
             OptionSpec("skip", value: "POSITION", help: "Pass over the event the projection stopped at (needs --reason)."),
             OptionSpec("reason", value: "TEXT", help: "Why the event is skipped; recorded in strata_skipped."),
-        ],
+        ] + Observability.options,
         discussion: """
             Subscribes to the events endpoint, catches up through the history endpoint from the file's
             checkpoint, then applies live events in batches, each in one transaction with the checkpoint.
@@ -32,8 +32,13 @@ enum ProjectCommand {
             cause is fixed, --resume tries that event again; --skip POSITION --reason TEXT passes over it
             (recorded, and honoured by `strata rebuild`).
 
+            --metrics-file PATH writes its position, the head it knows, the lag in events and seconds, in
+            the Prometheus text exposition format, replacing the file whole every --metrics-interval
+            seconds and once more when it stops.
+
             SIGINT or SIGTERM stops it after the batch in hand (exit 0). Exit codes: 0 stopped, 1 stopped
-            at an event or failed, 2 usage or environment (no usable key, another projector on the file).
+            at an event or failed, 2 usage or environment (no usable key, another projector on the file,
+            a metrics file that cannot be written).
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
@@ -42,8 +47,9 @@ enum ProjectCommand {
         else {
             throw UsageError("say which projector: readmodels or audit")
         }
+        let observability = try Observability.resolve(arguments, environment: environment)
         let signing = try configuration.signingKey(for: .history)
-        let logger = Logger(label: "project-\(name)")
+        let logger = observability.logger(label: "project-\(name)")
         do {
             try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         } catch {
@@ -59,6 +65,9 @@ enum ProjectCommand {
         if let bytes = try arguments.integer("subscriber-buffer", in: 4096...1_073_741_824) {
             settings.receiveBufferBytes = Int32(bytes)
         }
+        let registry = observability.registry(process: "project-\(target.name)")
+        let metrics = registry.map { ProjectorMetrics(registry: $0, projection: target.name) }
+        settings.metrics = metrics
         let projector: Projector
         do throws(ProjectorError) {
             projector = try Projector.start(settings, projections: target.projections, logger: logger)
@@ -67,6 +76,14 @@ enum ProjectCommand {
             case .locked: throw CommandFailure.environment(error.message)
             default: throw CommandFailure.problem(error.message)
             }
+        }
+        let metricsFile: MetricsFile?
+        do {
+            metricsFile = try observability.startMetricsFile(registry, logger: logger) { metrics?.refresh() }
+        } catch {
+            projector.stop()
+            _ = projector.wait()
+            throw error
         }
         let signals = ShutdownSignals { signal in
             logger.info("stopping (signal \(signal)) after the batch in hand")
@@ -77,9 +94,11 @@ enum ProjectCommand {
             "ready name=\(target.name) checkpoint=\(projector.startingCheckpoint) events=\(configuration.eventsEndpoint) "
                 + "history=\(configuration.historyEndpoint) file=\(target.path) key=\(signing.key.id)"
                 + (signing.curve.map { " curve=\($0.client.publicKey.z85)" } ?? ""))
-        switch projector.wait() {
+        let exit = projector.wait()
+        metricsFile?.stop()
+        switch exit {
         case .stopped:
-            logger.info("stopped")
+            logger.info("stopped position=\(projector.finalCheckpoint)")
             return 0
         case .poisoned(let stop):
             throw CommandFailure.problem(

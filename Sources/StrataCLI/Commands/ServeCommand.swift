@@ -18,7 +18,7 @@ enum ServeCommand {
             OptionSpec(
                 "max-store-bytes", value: "N",
                 help: "Let events.db grow to N bytes at most; past it commands are answered INTERNAL, not recorded."),
-        ],
+        ] + Observability.options,
         discussion: """
             Holds the writer lock on DATA/events.db (a second serve or admin bootstrap refuses to
             start), binds the commands (ROUTER), events (PUB) and history (ROUTER) endpoints, and logs
@@ -45,14 +45,21 @@ enum ServeCommand {
             UNAVAILABLE, those already taken are decided, committed, answered and published, the head
             is signed, and it exits 0. A second signal ends it at once (exit 130).
 
+            --metrics-file PATH writes the service's metrics (commands by type and outcome, batch sizes,
+            commit times, the head) in the Prometheus text exposition format, replacing the file whole
+            every --metrics-interval seconds and once more at a graceful stop (docs/cli.md lists them).
+            --log-level debug logs every command decided, with its id and positions.
+
             Exit codes: 0 stopped cleanly, 1 the store is held by another writer, is damaged, does not
             match its last signed checkpoint, or the service failed, 2 usage or environment (no key
             file, a checkpoint key that is malformed or readable by others, an endpoint that cannot be
-            bound, a key file with the CURVE server's public key but not its secret).
+            bound, a key file with the CURVE server's public key but not its secret, a metrics file
+            that cannot be written).
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
+        let observability = try Observability.resolve(arguments, environment: environment)
         let keys = try readKeyFile(configuration.keysFile)
         try requireServiceCopy(keys, configuration.keysFile)
         do {
@@ -60,7 +67,7 @@ enum ServeCommand {
         } catch {
             throw CommandFailure.environment("cannot create \(configuration.dataDirectory): \(error.localizedDescription)")
         }
-        let logger = Logger(label: "serve")
+        let logger = observability.logger(label: "serve")
         var settings = CommandServer.Settings(
             storePath: configuration.eventStorePath, keys: keys, commandsEndpoint: configuration.commandsEndpoint,
             eventsEndpoint: configuration.eventsEndpoint, historyEndpoint: configuration.historyEndpoint)
@@ -70,6 +77,8 @@ enum ServeCommand {
         }
         settings.maximumStoreBytes = try arguments.integer("max-store-bytes", in: 65_536...Int64.max)
         settings.checkpointKey = try checkpointKey(arguments, environment, configuration, logger: logger)
+        let registry = observability.registry(process: "serve")
+        settings.metrics = registry.map(ServiceMetrics.init)
 
         let server: CommandServer
         do throws(ServerError) {
@@ -79,6 +88,14 @@ enum ServeCommand {
             case .storeLocked, .integrity: throw CommandFailure.problem("refused: \(error.message)")
             case .environment: throw CommandFailure.environment(error.message)
             }
+        }
+        let metricsFile: MetricsFile?
+        do {
+            metricsFile = try observability.startMetricsFile(registry, logger: logger)
+        } catch {
+            server.stop()
+            server.wait()
+            throw error
         }
         let signals = ShutdownSignals { signal in
             logger.info("stopping (signal \(signal)): finishing the commands already taken")
@@ -103,7 +120,9 @@ enum ServeCommand {
         logger.info(
             "ready commands=\(endpoints.commands) events=\(endpoints.events) history=\(endpoints.history) "
                 + "head=\(server.startingHead) store=\(configuration.eventStorePath)")
-        if let failure = server.wait() {
+        let failure = server.wait()
+        metricsFile?.stop()
+        if let failure {
             throw CommandFailure.problem("stopped after a failure: \(failure)")
         }
         logger.info("stopped")

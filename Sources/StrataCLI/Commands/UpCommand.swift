@@ -5,7 +5,12 @@ import StrataCore
 enum UpCommand {
     static let spec = CommandSpec(
         ["up"], summary: "Run serve and both projectors together; restart a crashed one; Ctrl-C stops all.",
-        options: Configuration.options + Configuration.endpointOptions,
+        options: Configuration.options + Configuration.endpointOptions + [
+            OptionSpec(
+                "metrics-dir", value: "DIR",
+                help: "Each process writes its metrics to DIR/serve.prom, DIR/readmodels.prom, DIR/audit.prom."),
+            Observability.intervalOption, Observability.logLevelOption,
+        ],
         discussion: """
             Starts `strata serve`, `strata project readmodels` and `strata project audit` as child
             processes with the same settings (each in its own process group, logging to this standard
@@ -18,10 +23,15 @@ enum UpCommand {
             SIGINT or SIGTERM sends SIGTERM to each child and waits for all of them (each stops
             gracefully); a child still running after 20 s is killed. Exit codes: 0 stopped cleanly,
             1 the command service stopped on its own, 2 usage or environment.
+
+            --metrics-dir DIR (created if missing) gives each child its own --metrics-file in DIR, a
+            directory node_exporter's textfile collector can read as it is; --metrics-interval and
+            --log-level are passed to every child.
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
+        let observability = try Observability.resolve(arguments, environment: environment, metricsOption: "metrics-dir")
         // Fail here, once, rather than in a restart loop: the children need these.
         try ServeCommand.requireServiceCopy(ServeCommand.readKeyFile(configuration.keysFile), configuration.keysFile)
         _ = try configuration.signingKey(for: .history)
@@ -31,16 +41,29 @@ enum UpCommand {
             options.flatMap { option in arguments.value(option).map { ["--\(option)", $0] } ?? [] }
         }
         let shared = ["data", "config", "keys", "events", "history"]
-        let serveOptions = passed(shared + ["commands"])
-        let projectorOptions = passed(shared + ["key"])
+        let watched = passed(["metrics-interval", "log-level"])
+        let metricsDirectory = arguments.value("metrics-dir")
+        if let metricsDirectory {
+            do {
+                try FileManager.default.createDirectory(atPath: metricsDirectory, withIntermediateDirectories: true)
+            } catch {
+                throw CommandFailure.environment("cannot create \(metricsDirectory): \(error.localizedDescription)")
+            }
+        }
+        func metricsFile(_ name: String) -> [String] {
+            metricsDirectory.map { ["--metrics-file", $0 + "/\(name).prom"] } ?? []
+        }
+        let serveOptions = passed(shared + ["commands"]) + watched + metricsFile("serve")
+        let projectorOptions = passed(shared + ["key"]) + watched
+        func projector(_ name: String) -> [String] { ["project", name] + projectorOptions + metricsFile(name) }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let logger = Logger(label: "up")
+        let logger = observability.logger(label: "up")
         let supervisor = Supervisor(
             executable: executable, logger: logger,
             children: [
                 .init(name: "serve", arguments: ["serve"] + serveOptions, isEssential: true),
-                .init(name: "readmodels", arguments: ["project", "readmodels"] + projectorOptions, isEssential: false),
-                .init(name: "audit", arguments: ["project", "audit"] + projectorOptions, isEssential: false),
+                .init(name: "readmodels", arguments: projector("readmodels"), isEssential: false),
+                .init(name: "audit", arguments: projector("audit"), isEssential: false),
             ])
         let signals = ShutdownSignals { signal in
             logger.info("stopping (signal \(signal)): asking every process to stop")

@@ -1,0 +1,150 @@
+import Domain
+import StrataCore
+
+/// The command service's metrics (`strata serve --metrics-file`), recorded into a shared
+/// `MetricsRegistry`.
+///
+/// The writer thread counts a batch in a `BatchTally` of its own (no lock, no allocation per
+/// command beyond a dictionary slot) and hands it over here once per batch: one lock a
+/// commit, whatever the batch's size. The commands thread does the same with the refusals of
+/// a burst of requests.
+public final class ServiceMetrics: Sendable {
+    public let registry: MetricsRegistry
+    private let commands: MetricSet.Counter
+    private let gateRefusals: MetricSet.Counter
+    private let batchCommands: MetricSet.Histogram
+    private let commitSeconds: MetricSet.Histogram
+    private let batchSeconds: MetricSet.Histogram
+    private let eventsAppended: MetricSet.Counter
+    private let head: MetricSet.Gauge
+
+    /// Commands per group commit: up to the writer's batch limit (2,000 by default).
+    public static let batchBuckets: [Double] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000]
+    /// Seconds: a synchronous SQLite commit takes from well under a millisecond to seconds.
+    public static let durationBuckets: [Double] = [
+        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+    ]
+
+    /// Declares the service's families on `registry`, after whatever it holds already.
+    public init(registry: MetricsRegistry) {
+        self.registry = registry
+        (commands, gateRefusals, batchCommands, commitSeconds, batchSeconds, eventsAppended, head) = registry.update {
+            metrics in
+            (
+                metrics.counter(
+                    "strata_commands_total",
+                    help: "Commands the writer answered, by command type (UnknownCommand for a type the domain "
+                        + "does not know) and outcome: accepted, duplicate (answered from the journal), or the "
+                        + "refusal's error code in lower case.",
+                    labels: ["type", "outcome"]),
+                metrics.counter(
+                    "strata_requests_refused_total",
+                    help: "Requests on the commands endpoint refused before the writer (framing, size, signature, "
+                        + "clock window, scope; unavailable while stopping), by error code in lower case.",
+                    labels: ["code"]),
+                metrics.histogram(
+                    "strata_batch_commands", help: "Commands decided and committed in one transaction (group commit).",
+                    buckets: Self.batchBuckets),
+                metrics.histogram(
+                    "strata_commit_duration_seconds",
+                    help: "Time of one batch's append transaction, durable on return (synchronous=FULL).",
+                    buckets: Self.durationBuckets),
+                metrics.histogram(
+                    "strata_batch_duration_seconds",
+                    help: "Time from taking a batch to its commit returning: deciding every command, then the commit.",
+                    buckets: Self.durationBuckets),
+                metrics.counter("strata_events_appended_total", help: "Events appended to the store by this process."),
+                metrics.gauge("strata_head_position", help: "Position of the last event in the store.")
+            )
+        }
+    }
+
+    /// The head when the service starts, before any batch.
+    func started(head position: Int64) {
+        registry.update { $0.set(head, Double(position)) }
+    }
+
+    /// One batch's counts, under one lock.
+    func record(_ tally: BatchTally) {
+        registry.update { metrics in
+            for (key, count) in tally.commands {
+                let type = Command.isKnownType(key.type) ? key.type : "UnknownCommand"
+                metrics.add(commands, Double(count), labels: [type, key.outcome.label])
+            }
+            metrics.observe(batchCommands, Double(tally.commandCount))
+            metrics.observe(commitSeconds, tally.commitDuration.seconds)
+            metrics.observe(batchSeconds, tally.batchDuration.seconds)
+            metrics.add(eventsAppended, Double(tally.events))
+            metrics.set(head, Double(tally.head))
+        }
+    }
+
+    /// Refusals the gate wrote (or UNAVAILABLE while stopping), counted per burst of requests.
+    func refusedAtGate(_ counts: [StrataError.Code: Int]) {
+        guard !counts.isEmpty else { return }
+        registry.update { metrics in
+            for (code, count) in counts {
+                metrics.add(gateRefusals, Double(count), labels: [CommandOutcomeLabel.refused(code).label])
+            }
+        }
+    }
+}
+
+/// How the writer answered a command, as `strata_commands_total` labels it.
+enum CommandOutcomeLabel: Hashable {
+    case accepted
+    case duplicate
+    case refused(StrataError.Code)
+
+    /// Literals, so labelling allocates nothing.
+    var label: String {
+        switch self {
+        case .accepted: "accepted"
+        case .duplicate: "duplicate"
+        case .refused(let code):
+            switch code {
+            case .malformed: "malformed"
+            case .unauthenticated: "unauthenticated"
+            case .forbidden: "forbidden"
+            case .invalid: "invalid"
+            case .notFound: "not_found"
+            case .conflict: "conflict"
+            case .rejected: "rejected"
+            case .tooLarge: "too_large"
+            case .unavailable: "unavailable"
+            case .internal: "internal"
+            }
+        }
+    }
+}
+
+/// What the writer thread counts of one batch before handing it to `ServiceMetrics`. It
+/// keeps one and empties it after each batch, so its dictionary's storage is reused.
+struct BatchTally {
+    struct Key: Hashable {
+        /// As sent: mapped to UnknownCommand (bounding the label's values) once per batch.
+        let type: String
+        let outcome: CommandOutcomeLabel
+    }
+
+    var commands: [Key: Int] = [:]
+    var commandCount = 0
+    var events = 0
+    var head: Int64 = 0
+    var commitDuration: Duration = .zero
+    var batchDuration: Duration = .zero
+
+    mutating func reset() {
+        commands.removeAll(keepingCapacity: true)
+        commandCount = 0
+        events = 0
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as metrics are measured.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,111 @@
+import EventStore
+import StrataCore
+
+/// A projector's metrics (`strata project NAME --metrics-file`), each series labelled with
+/// the projection's name so that every projector's file can sit in one textfile directory.
+///
+/// The projector's thread reports each committed batch and each head it learns (from a
+/// heartbeat or a history page); the lag is worked out here, under the registry's lock, so a
+/// rendering never shows a position from one moment and a head from another.
+public final class ProjectorMetrics: Sendable {
+    public let registry: MetricsRegistry
+    private let labels: [String]
+    private let position: MetricSet.Gauge
+    private let head: MetricSet.Gauge
+    private let lagEvents: MetricSet.Gauge
+    private let lagSeconds: MetricSet.Gauge
+    private let lastEventTime: MetricSet.Gauge
+    private let applied: MetricSet.Counter
+    private let catchUps: MetricSet.Counter
+
+    /// Declares the projector's families on `registry`, after whatever it holds already.
+    public init(registry: MetricsRegistry, projection: String) {
+        self.registry = registry
+        labels = [projection]
+        let label = ["projection"]
+        (position, head, lagEvents, lagSeconds, lastEventTime, applied, catchUps) = registry.update { metrics in
+            (
+                metrics.gauge(
+                    "strata_projection_position", help: "The projection file's checkpoint: the last position applied.",
+                    labels: label),
+                metrics.gauge(
+                    "strata_projection_head_position",
+                    help: "The store's head as the projector last learnt it (heartbeat, history page, live event).",
+                    labels: label),
+                metrics.gauge(
+                    "strata_projection_lag_events", help: "Events behind: head position minus position.",
+                    labels: label),
+                metrics.gauge(
+                    "strata_projection_lag_seconds",
+                    help: "While behind, seconds since the last applied event was recorded; 0 when caught up.",
+                    labels: label),
+                metrics.gauge(
+                    "strata_projection_last_event_timestamp_seconds",
+                    help: "When the last applied event was recorded (unix seconds; 0 before the first is applied).",
+                    labels: label),
+                metrics.counter(
+                    "strata_projection_events_applied_total", help: "Events applied to the projection file.",
+                    labels: label),
+                metrics.counter(
+                    "strata_projection_catchups_total",
+                    help: "Times the projector read history: on start, after a gap, a heartbeat ahead, a quiet bus.",
+                    labels: label)
+            )
+        }
+        registry.update { metrics in
+            for gauge in [position, head, lagEvents, lagSeconds, lastEventTime] {
+                metrics.set(gauge, 0, labels: labels)
+            }
+            for counter in [applied, catchUps] { metrics.add(counter, 0, labels: labels) }
+        }
+    }
+
+    /// The file's checkpoint when the projector starts.
+    func started(checkpoint: Int64) {
+        registry.update { metrics in
+            metrics.set(position, Double(checkpoint), labels: labels)
+            settle(&metrics, head: Double(checkpoint), now: .now())
+        }
+    }
+
+    /// A committed batch of `count` events: the checkpoint now, and the last one's time.
+    func applied(count: Int, checkpoint: Int64, lastRecordedAt: String?) {
+        let recorded = lastRecordedAt.flatMap(Timestamp.init)
+        registry.update { metrics in
+            metrics.add(applied, Double(count), labels: labels)
+            metrics.set(position, Double(checkpoint), labels: labels)
+            if let recorded {
+                metrics.set(lastEventTime, Double(recorded.millisecondsSinceEpoch) / 1000, labels: labels)
+            }
+            settle(&metrics, head: nil, now: .now())
+        }
+    }
+
+    /// The head a heartbeat or a history page announced.
+    func learnt(head announced: Int64) {
+        registry.update { metrics in settle(&metrics, head: Double(announced), now: .now()) }
+    }
+
+    func caughtUp() {
+        registry.update { metrics in metrics.add(catchUps, 1, labels: labels) }
+    }
+
+    /// Brings the lag in seconds up to `now`; called before each write of the file, so the
+    /// figure grows while a stalled projector applies nothing.
+    public func refresh(now: Timestamp = .now()) {
+        registry.update { metrics in settle(&metrics, head: nil, now: now) }
+    }
+
+    /// The head is never below the checkpoint (a live event is proof of the head too); the
+    /// lag follows from the two.
+    private func settle(_ metrics: inout MetricSet, head announced: Double?, now: Timestamp) {
+        let checkpoint = metrics.value(position, labels: labels) ?? 0
+        let known = max(announced ?? metrics.value(head, labels: labels) ?? 0, checkpoint)
+        metrics.set(head, known, labels: labels)
+        let behind = known - checkpoint
+        metrics.set(lagEvents, behind, labels: labels)
+        let last = metrics.value(lastEventTime, labels: labels) ?? 0
+        let seconds = behind > 0 && last > 0 ? max(0, Double(now.millisecondsSinceEpoch) / 1000 - last) : 0
+        metrics.set(lagSeconds, seconds, labels: labels)
+    }
+}

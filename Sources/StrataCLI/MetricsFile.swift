@@ -1,0 +1,95 @@
+import Dispatch
+import Foundation
+import StrataCore
+import Synchronization
+
+/// `--metrics-file PATH`: the process's metrics in the Prometheus text exposition format,
+/// rewritten every few seconds for node_exporter's textfile collector (or anything else
+/// that reads the file).
+///
+/// Each write renders the registry and replaces the file whole (`AtomicFile`: a temporary
+/// file beside it, renamed over it), so a reader never sees half a file. Its own thread does
+/// the work; the threads that record metrics only take the registry's lock. A write that
+/// fails is logged once (and once more when writing works again); the process goes on, as
+/// metrics are not worth stopping a service for. The first write happens in `start`, so a
+/// path that cannot be written at all is refused at start instead.
+final class MetricsFile: Sendable {
+    static let defaultIntervalSeconds: Int64 = 5
+
+    let path: String
+    private let intervalSeconds: Double
+    private let registry: MetricsRegistry
+    private let logger: Logger
+    private let beforeWrite: @Sendable () -> Void
+    private let stopRequested = Atomic<Bool>(false)
+    private let failing = Atomic<Bool>(false)
+    private let wake = DispatchSemaphore(value: 0)
+    private let ended = DispatchSemaphore(value: 0)
+
+    private init(
+        path: String, intervalSeconds: Double, registry: MetricsRegistry, logger: Logger,
+        beforeWrite: @escaping @Sendable () -> Void
+    ) {
+        self.path = path
+        self.intervalSeconds = intervalSeconds
+        self.registry = registry
+        self.logger = logger
+        self.beforeWrite = beforeWrite
+    }
+
+    /// Writes the file once (throwing exit 2 when it cannot be written), then starts the
+    /// thread that rewrites it every `intervalSeconds`.
+    static func start(
+        path: String, intervalSeconds: Double, registry: MetricsRegistry, logger: Logger,
+        beforeWrite: @escaping @Sendable () -> Void = {}
+    ) throws -> MetricsFile {
+        let file = MetricsFile(
+            path: path, intervalSeconds: intervalSeconds, registry: registry, logger: logger, beforeWrite: beforeWrite)
+        do {
+            try file.writeOnce()
+        } catch {
+            throw CommandFailure.environment("--metrics-file: \(error)")
+        }
+        let thread = Thread { file.run() }
+        thread.name = "strata-metrics"
+        thread.start()
+        logger.info("writing metrics every \(MetricSet.number(intervalSeconds)) s file=\(Logger.field(path))")
+        return file
+    }
+
+    /// Ends the thread and writes the file a last time, with everything counted until now.
+    func stop() {
+        guard !stopRequested.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        wake.signal()
+        ended.wait()
+        write()
+    }
+
+    private func run() {
+        while !stopRequested.load(ordering: .acquiring) {
+            _ = wake.wait(timeout: .now() + .milliseconds(Int(intervalSeconds * 1000)))
+            if stopRequested.load(ordering: .acquiring) { break }
+            write()
+        }
+        ended.signal()
+    }
+
+    /// One write; a failure is logged when it starts and when it ends, not on every try.
+    private func write() {
+        do {
+            try writeOnce()
+            if failing.exchange(false, ordering: .relaxed) { logger.info("writing \(path) works again") }
+        } catch {
+            if !failing.exchange(true, ordering: .relaxed) {
+                let every = MetricSet.number(intervalSeconds)
+                logger.warning("cannot write the metrics file (trying again every \(every) s): \(error)")
+            }
+        }
+    }
+
+    private func writeOnce() throws {
+        beforeWrite()
+        // 0644: the collector usually runs as another user.
+        try AtomicFile.write(path, contents: Array(registry.rendered().utf8), mode: 0o644, synchronizing: false)
+    }
+}
