@@ -7,20 +7,36 @@ import StrataCore
 enum StatusCommand {
     static let spec = CommandSpec(
         ["status"], summary: "Show the store's head and each projection's checkpoint and errors.",
-        options: Configuration.options + [OptionSpec("format", value: "text|json", help: "Output format (default text).")],
+        options: Configuration.options + [
+            OptionSpec("format", value: "text|json", help: "Output format (default text)."),
+            OptionSpec(
+                "only", value: "events|readmodels|audit",
+                help: "Show and judge one file: the event store alone, or it and one projection."),
+        ],
         discussion: """
             Reads events.db, readmodels.db and audit.db read-only, so it runs beside the live system.
             JSON: {"head":N,"projections":{"readmodels":P,"audit":Q},"errors":{…}}: a projection whose
             file does not exist yet is left out; one stopped at an event has its error under "errors".
 
-            Exit codes: 0 no projection is stopped, 1 one is (its error is shown) or events.db is damaged,
-            2 no event store.
+            --only makes it the health check of one process: `--only events` reads the event store
+            alone (a stopped projection is not the command service's problem), `--only readmodels`
+            or `--only audit` the store and that one projection, whose missing file then counts as a
+            problem ("no file yet").
+
+            Exit codes: 0 no projection shown is stopped, 1 one is (its error is shown), events.db is
+            damaged or, with --only, the projection has no file yet, 2 no event store.
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
         let format = arguments.value("format") ?? "text"
         guard format == "text" || format == "json" else { throw UsageError("--format must be text or json") }
+        let only = arguments.value("only")
+        if let only, only != "events", !ProjectionTarget.names.contains(only) {
+            throw UsageError("--only must be events, readmodels or audit")
+        }
+        // The projections shown and judged: all of them, none (`--only events`), or the one named.
+        let names = only.map { name in ProjectionTarget.names.filter { $0 == name } } ?? ProjectionTarget.names
         let store = try VerifyCommand.openReadOnly(configuration.eventStorePath)
         let head: Int64
         do throws(StoreError) {
@@ -30,10 +46,15 @@ enum StatusCommand {
         }
         var positions: [(String, Int64)] = []
         var errors: [(String, String)] = []
-        for name in ProjectionTarget.names {
+        // With --only NAME, a projection whose projector should have made its file by now.
+        var missing: [(String, String)] = []
+        for name in names {
             guard let target = ProjectionTarget(name: name, configuration: configuration) else { continue }
             do throws(ProjectorError) {
-                guard let snapshot = try ProjectionSnapshot(path: target.path) else { continue }
+                guard let snapshot = try ProjectionSnapshot(path: target.path) else {
+                    if only == name { missing.append((name, "no file yet (\(target.path))")) }
+                    continue
+                }
                 positions.append((name, snapshot.checkpoint))
                 if let stop = snapshot.stop { errors.append((name, stop.description)) }
             } catch {
@@ -44,12 +65,12 @@ enum StatusCommand {
             let json: JSONValue = [
                 "head": .integer(head),
                 "projections": .object(Dictionary(uniqueKeysWithValues: positions.map { ($0.0, .integer($0.1)) })),
-                "errors": .object(Dictionary(uniqueKeysWithValues: errors.map { ($0.0, .string($0.1)) })),
+                "errors": .object(Dictionary(uniqueKeysWithValues: (errors + missing).map { ($0.0, .string($0.1)) })),
             ]
             printLine(CanonicalJSON.string(json))
         } else {
             printLine("head \(head)  (\(configuration.eventStorePath))")
-            for name in ProjectionTarget.names {
+            for name in names {
                 let position = positions.first { $0.0 == name }?.1
                 let error = errors.first { $0.0 == name }?.1
                 let state =
@@ -59,6 +80,6 @@ enum StatusCommand {
                 printLine("\(name.padding(toLength: 11, withPad: " ", startingAt: 0)) \(at.padding(toLength: 14, withPad: " ", startingAt: 0)) \(state)")
             }
         }
-        return errors.isEmpty ? 0 : 1
+        return errors.isEmpty && missing.isEmpty ? 0 : 1
     }
 }

@@ -10,6 +10,7 @@ enum UpCommand {
                 "metrics-dir", value: "DIR",
                 help: "Each process writes its metrics to DIR/serve.prom, DIR/readmodels.prom, DIR/audit.prom."),
             Observability.intervalOption, Observability.logLevelOption,
+            OptionSpec("print-services", help: "Print the processes it would start, one JSON line each, and exit."),
         ],
         discussion: """
             Starts `strata serve`, `strata project readmodels` and `strata project audit` as child
@@ -27,49 +28,67 @@ enum UpCommand {
             --metrics-dir DIR (created if missing) gives each child its own --metrics-file in DIR, a
             directory node_exporter's textfile collector can read as it is; --metrics-interval and
             --log-level are passed to every child.
+
+            --print-services starts nothing and reads no key file: it prints each process as one JSON
+            line, {"arguments":[…],"essential":true|false,"name":"…"}, the arguments being those after
+            `strata`, and exits 0. Deployments that run the processes separately (docker-compose.yml)
+            are checked against it.
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
         let observability = try Observability.resolve(arguments, environment: environment, metricsOption: "metrics-dir")
+        let children = children(arguments)
+        if arguments.flag("print-services") {
+            for child in children {
+                let json: JSONValue = [
+                    "name": .string(child.name), "arguments": .array(child.arguments.map { .string($0) }),
+                    "essential": .bool(child.isEssential),
+                ]
+                printLine(CanonicalJSON.string(json))
+            }
+            return 0
+        }
         // Fail here, once, rather than in a restart loop: the children need these.
         try ServeCommand.requireServiceCopy(ServeCommand.readKeyFile(configuration.keysFile), configuration.keysFile)
         _ = try configuration.signingKey(for: .history)
 
-        // Each child gets the settings it takes: serve signs nothing, projectors send no commands.
-        func passed(_ options: [String]) -> [String] {
-            options.flatMap { option in arguments.value(option).map { ["--\(option)", $0] } ?? [] }
-        }
-        let shared = ["data", "config", "keys", "events", "history"]
-        let watched = passed(["metrics-interval", "log-level"])
-        let metricsDirectory = arguments.value("metrics-dir")
-        if let metricsDirectory {
+        if let metricsDirectory = arguments.value("metrics-dir") {
             do {
                 try FileManager.default.createDirectory(atPath: metricsDirectory, withIntermediateDirectories: true)
             } catch {
                 throw CommandFailure.environment("cannot create \(metricsDirectory): \(error.localizedDescription)")
             }
         }
-        func metricsFile(_ name: String) -> [String] {
-            metricsDirectory.map { ["--metrics-file", $0 + "/\(name).prom"] } ?? []
-        }
-        let serveOptions = passed(shared + ["commands"]) + watched + metricsFile("serve")
-        let projectorOptions = passed(shared + ["key"]) + watched
-        func projector(_ name: String) -> [String] { ["project", name] + projectorOptions + metricsFile(name) }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         let logger = observability.logger(label: "up")
-        let supervisor = Supervisor(
-            executable: executable, logger: logger,
-            children: [
-                .init(name: "serve", arguments: ["serve"] + serveOptions, isEssential: true),
-                .init(name: "readmodels", arguments: projector("readmodels"), isEssential: false),
-                .init(name: "audit", arguments: projector("audit"), isEssential: false),
-            ])
+        let supervisor = Supervisor(executable: executable, logger: logger, children: children)
         let signals = ShutdownSignals { signal in
             logger.info("stopping (signal \(signal)): asking every process to stop")
             supervisor.requestStop()
         }
         defer { signals.cancel() }
         return supervisor.run()
+    }
+
+    /// The three processes, each with the settings it takes: serve signs nothing, projectors
+    /// send no commands; with --metrics-dir, each writes its own file there.
+    static func children(_ arguments: ParsedArguments) -> [Supervisor.Child] {
+        func passed(_ options: [String]) -> [String] {
+            options.flatMap { option in arguments.value(option).map { ["--\(option)", $0] } ?? [] }
+        }
+        func metricsFile(_ name: String) -> [String] {
+            arguments.value("metrics-dir").map { ["--metrics-file", $0 + "/\(name).prom"] } ?? []
+        }
+        let shared = ["data", "config", "keys", "events", "history"]
+        let watched = passed(["metrics-interval", "log-level"])
+        let serveOptions = passed(shared + ["commands"]) + watched + metricsFile("serve")
+        let projectorOptions = passed(shared + ["key"]) + watched
+        func projector(_ name: String) -> [String] { ["project", name] + projectorOptions + metricsFile(name) }
+        return [
+            .init(name: "serve", arguments: ["serve"] + serveOptions, isEssential: true),
+            .init(name: "readmodels", arguments: projector("readmodels"), isEssential: false),
+            .init(name: "audit", arguments: projector("audit"), isEssential: false),
+        ]
     }
 }
