@@ -13,7 +13,7 @@ import Workloads
 /// subscriber, the history endpoint's refusals, and expected-version races.
 @Suite struct PipelineAndBusTests {
     @Test func aThousandPipelinedCommandsAreAnsweredInOrderAndPublishedInPositionOrder() throws {
-        let rig = try PipelineRig()
+        let rig = try ServiceRig(name: "strata-pipeline")
         defer { rig.close() }
         let sub = try rig.subscriber()
         defer { sub.close() }
@@ -154,7 +154,7 @@ import Workloads
     }
 
     @Test func aLateSubscriberCatchesUpThroughHistoryThenContinuesLive() throws {
-        let rig = try PipelineRig()
+        let rig = try ServiceRig(name: "strata-pipeline")
         defer { rig.close() }
         let workload = LendingWorkload(
             admin: ServiceProcess.admin, prefix: "pl", agents: 2, accountsPerAgent: 3, today: Timestamp.now().date)
@@ -225,7 +225,7 @@ import Workloads
     }
 
     @Test func historyFiltersByCategory() throws {
-        let rig = try PipelineRig()
+        let rig = try ServiceRig(name: "strata-pipeline")
         defer { rig.close() }
         let workload = LendingWorkload(
             admin: ServiceProcess.admin, prefix: "pc", agents: 2, accountsPerAgent: 2, today: Timestamp.now().date)
@@ -253,7 +253,7 @@ import Workloads
     }
 
     @Test func historyRefusesMalformedInvalidAndUnscopedRequests() throws {
-        let rig = try PipelineRig()
+        let rig = try ServiceRig(name: "strata-pipeline")
         defer { rig.close() }
         let raw = try ZMQSocket(rig.context, .dealer)
         defer { raw.close() }
@@ -320,7 +320,7 @@ import Workloads
     }
 
     @Test func twoCommandsExpectingTheSameVersionConflict() throws {
-        let rig = try PipelineRig()
+        let rig = try ServiceRig(name: "strata-pipeline")
         defer { rig.close() }
         let workload = LendingWorkload(
             admin: ServiceProcess.admin, prefix: "pv", agents: 1, accountsPerAgent: 2, today: Timestamp.now().date)
@@ -387,54 +387,11 @@ import Workloads
 
 // MARK: - Helpers
 
-/// A running service, a raw DEALER on its commands endpoint, and the store beneath.
-private final class PipelineRig {
-    let data: URL
-    let service: ServiceProcess
-    let context: ZMQContext
-    let dealer: ZMQSocket
-    let history: ZMQSocket
-
-    init() throws {
-        let data = try ChildProcess.temporaryDirectory("strata-pipeline")
-        do {
-            try ServiceProcess.prepare(data)
-            service = try ServiceProcess(dataDirectory: data)
-            context = try ZMQContext()
-            dealer = try ZMQSocket(context, .dealer)
-            try dealer.setHighWaterMarks(send: 0, receive: 0)
-            try dealer.connect(service.commands)
-            history = try ZMQSocket(context, .dealer)
-            try history.setHighWaterMarks(send: 0, receive: 0)
-            try history.connect(service.history)
-        } catch {
-            try? FileManager.default.removeItem(at: data)
-            throw error
-        }
-        self.data = data
-    }
-
-    func close() {
-        dealer.close()
-        history.close()
-        #expect(service.stop() == 0, "the service stops cleanly: \(service.log)")
-        try? FileManager.default.removeItem(at: data)
-    }
-
-    func signedFrames(_ body: [UInt8], key: String = ServiceProcess.Keys.service) throws -> [[UInt8]] {
-        try service.signedFrames(body, key: key)
-    }
-
+/// What the pipeline and bus tests add to the rig: pipelining, and the bus.
+extension ServiceRig {
     /// The next reply on `socket`, `["", json]`, raw.
     func receiveRaw(on socket: ZMQSocket, sourceLocation: SourceLocation = #_sourceLocation) throws -> [UInt8] {
         try receiveReply(on: socket, from: service, timeoutMilliseconds: 30_000, sourceLocation: sourceLocation)
-    }
-
-    func exchange(_ frames: [[UInt8]], on socket: ZMQSocket, sourceLocation: SourceLocation = #_sourceLocation) throws
-        -> JSONValue
-    {
-        try socket.send(frames)
-        return try JSONParser.parse(try receiveRaw(on: socket, sourceLocation: sourceLocation))
     }
 
     /// Sends every body at once over the DEALER, then reads the replies, checking their ids.
@@ -522,9 +479,7 @@ private final class PipelineRig {
         return (events, pages, heads)
     }
 
-    func store() throws -> SQLiteEventStore { try service.store() }
 
-    func head() throws -> Int64 { try store().head() }
 }
 
 /// A history refusal: `ok` false, code, reason, a message, no events.

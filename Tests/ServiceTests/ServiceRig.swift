@@ -15,6 +15,8 @@ final class ServiceRig {
     let service: ServiceProcess
     let context: ZMQContext
     let dealer: ZMQSocket
+    /// A raw DEALER on the history endpoint.
+    let history: ZMQSocket
     /// Good commands sent by `expectStillServing`, each appending one event.
     private(set) var probes = 0
 
@@ -25,7 +27,11 @@ final class ServiceRig {
             service = try ServiceProcess(dataDirectory: data)
             context = try ZMQContext()
             dealer = try ZMQSocket(context, .dealer)
+            try dealer.setHighWaterMarks(send: 0, receive: 0)
             try dealer.connect(service.commands)
+            history = try ZMQSocket(context, .dealer)
+            try history.setHighWaterMarks(send: 0, receive: 0)
+            try history.connect(service.history)
         } catch {
             try? FileManager.default.removeItem(at: data)
             throw error
@@ -35,6 +41,7 @@ final class ServiceRig {
 
     func close() {
         dealer.close()
+        history.close()
         #expect(service.stop() == 0, "the service stops cleanly: \(service.log)")
         try? FileManager.default.removeItem(at: data)
     }
