@@ -5,9 +5,10 @@ import StrataCore
 /// fast path `EventRegistry.decode` takes first, since projecting an event used to cost
 /// more in decoding than in writing its rows.
 ///
-/// It returns nil whenever the data is not exactly as `CanonicalJSON` writes this
-/// schema (a member it does not know, one missing, an escaped string, whitespace): the
-/// general path then reads it and decides, errors and all. Whatever it does return is
+/// It returns nil whenever the data is not laid out as `CanonicalJSON` writes this schema
+/// (a member it does not know, one missing, an escaped string, whitespace): the general
+/// path then reads it and decides, errors and all. Values are read by the general path's
+/// own rules (a timestamp by `Timestamp(_:)`, which also takes one without milliseconds). Whatever it does return is
 /// what the general path returns for the same bytes (EventsTests check it against
 /// Foundation's decoder on generated and mutated data).
 public enum CanonicalEventDecoder {
