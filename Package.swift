@@ -46,11 +46,16 @@ let package = Package(
         .target(
             name: "EventStore", dependencies: ["Events", "StrataCore", "StrataSQLite", "CSodium"],
             swiftSettings: strict),
+        // Personal data sealed per data subject, and the key store whose keys erasure destroys.
+        .target(
+            name: "SubjectKeys", dependencies: ["Events", "StrataCore", "StrataSQLite", "CSodium"],
+            swiftSettings: strict),
         // A small safe layer over libzmq, and the wire envelope: signed requests.
         .target(name: "Bus", dependencies: ["CZeroMQ", "CSodium", "StrataCore"], swiftSettings: strict),
         // `strata serve`: ingress, authentication, the group-commit writer, fan-out, history.
         .target(
-            name: "CommandService", dependencies: ["Bus", "Domain", "EventStore", "Events", "StrataCore"],
+            name: "CommandService",
+            dependencies: ["Bus", "Domain", "EventStore", "Events", "StrataCore", "SubjectKeys"],
             swiftSettings: strict),
         // Realistic command streams (a lending and invoicing business) for the demo,
         // the benchmarks and the end-to-end tests.
@@ -73,7 +78,7 @@ let package = Package(
             name: "StrataCLI",
             dependencies: [
                 "Bus", "CommandService", "EventStore", "Events", "ProjectorRuntime", "Projections", "StrataCore",
-                "StrataSQLite", "Workloads", "CSodium",
+                "StrataSQLite", "SubjectKeys", "Workloads", "CSodium",
             ],
             swiftSettings: strict),
         .executableTarget(name: "strata", dependencies: ["StrataCLI"], swiftSettings: strict),
@@ -96,6 +101,7 @@ let package = Package(
             name: "CommandServiceTests",
             dependencies: [
                 "CommandService", "Bus", "Domain", "EventStore", "Events", "StrataCore", "StrataFuzz", "StrataTesting",
+                "SubjectKeys",
             ],
             swiftSettings: strict),
         // End to end: the real `strata serve` process, talked to over ZeroMQ on loopback.
@@ -103,12 +109,16 @@ let package = Package(
             name: "ServiceTests",
             dependencies: [
                 "strata", "Bus", "CommandService", "EventStore", "Events", "ProjectorRuntime", "StrataCore", "StrataSQLite",
-                "StrataTesting", "Workloads",
+                "StrataTesting", "SubjectKeys", "Workloads",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "ProjectionsTests",
             dependencies: ["Projections", "ProjectorRuntime", "EventStore", "Events", "StrataCore", "StrataSQLite", "StrataTesting"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "SubjectKeysTests",
+            dependencies: ["SubjectKeys", "Events", "StrataCore", "StrataSQLite", "StrataTesting"],
             swiftSettings: strict),
         .testTarget(name: "BusTests", dependencies: ["Bus", "StrataCore", "StrataTesting"], swiftSettings: strict),
         .testTarget(
@@ -122,7 +132,7 @@ let package = Package(
             name: "StrataCLITests",
             dependencies: [
                 "StrataCLI", "strata", "CommandService", "EventStore", "ProjectorRuntime", "Projections", "StrataSQLite",
-                "StrataTesting", "Events", "StrataCore",
+                "StrataTesting", "Events", "StrataCore", "SubjectKeys",
             ],
             swiftSettings: strict),
     ]

@@ -8,12 +8,13 @@ import StrataCore
 /// Amounts are copied from the events, never recomputed: the invoice, its lines and each
 /// payment's running totals read exactly as they were decided. A cancelled invoice keeps
 /// its totals and owes nothing (`balance_cents` 0), so `SUM(balance_cents)` over the table
-/// is what customers owe.
+/// is what customers owe. `PersonalDataErased` of a PARTY replaces the customer's name and
+/// tax id on each of its invoices with `[erased]`; the amounts stay.
 public struct Invoices: Projection {
     public init() {}
 
     public var name: String { "invoices" }
-    public var categories: [String]? { ["invoice"] }
+    public var categories: [String]? { ["invoice", "party"] }
 
     public var schema: ProjectionSchema {
         ProjectionSchema(
@@ -127,10 +128,19 @@ public struct Invoices: Projection {
                 Self.cancel,
                 [.text(e.reason), .text(e.cancelledBy), .text(event.recordedAt.description), .text(e.invoiceId)])
             guard updated > 0 else { throw UnknownInvoice(invoiceId: e.invoiceId, event: "a cancellation") }
+        case .personalDataErased(let e) where e.kind == .party:
+            try tables.run(Self.erase, [.text(e.subjectId)])
         default:
             return
         }
     }
+
+    private static let erase = ProjectionStatement(
+        """
+        UPDATE invoices SET customer_name = '[erased]',
+          customer_tax_id = CASE WHEN customer_tax_id IS NOT NULL THEN '[erased]' END
+        WHERE party_id = ?
+        """)
 
     private func created(_ e: InvoiceCreated, at recordedAt: Timestamp, _ tables: any ProjectionTables) throws {
         let t = e.totals

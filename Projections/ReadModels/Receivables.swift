@@ -9,12 +9,13 @@ import StrataCore
 /// payment (day, amount), so that it stands alone from the `invoices` read model and can
 /// age balances as they stood on a past date: an invoice counts from its issue date, a
 /// payment from its `paid_on`. A cancelled invoice (nothing was ever paid on it) counts as
-/// never owed.
+/// never owed. `PersonalDataErased` of a PARTY replaces its customer's `name` with
+/// `[erased]`; its amounts stay.
 public struct Receivables: Projection {
     public init() {}
 
     public var name: String { "receivables" }
-    public var categories: [String]? { ["invoice"] }
+    public var categories: [String]? { ["invoice", "party"] }
 
     public var schema: ProjectionSchema {
         ProjectionSchema(
@@ -94,10 +95,14 @@ public struct Receivables: Projection {
                 throw UnknownInvoice(invoiceId: e.invoiceId, event: "a cancellation")
             }
             try tables.run(Self.cancelForCustomer, [row[1], row[2], row[0]])
+        case .personalDataErased(let e) where e.kind == .party:
+            try tables.run(Self.erase, [.text(e.subjectId)])
         default:
             return
         }
     }
+
+    private static let erase = ProjectionStatement("UPDATE customers SET name = '[erased]' WHERE party_id = ?")
 
     private static let insertInvoice = ProjectionStatement(
         """

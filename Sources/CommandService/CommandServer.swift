@@ -4,6 +4,7 @@ import EventStore
 import Events
 import Foundation
 import StrataCore
+import SubjectKeys
 
 /// `strata serve`: the command service. Three threads, each owning its sockets:
 ///
@@ -24,6 +25,10 @@ import StrataCore
 public final class CommandServer: Sendable {
     public struct Settings: Sendable {
         public var storePath: String
+        /// The key store (CONTRACT.md "Personal data"): every personal field is sealed under
+        /// its subject's key from here before it is stored. By default `subject-keys.db`
+        /// beside the event store.
+        public var subjectKeysPath: String
         public var keys: KeyFile
         public var commandsEndpoint: String
         public var eventsEndpoint: String
@@ -56,6 +61,8 @@ public final class CommandServer: Sendable {
             storePath: String, keys: KeyFile, commandsEndpoint: String, eventsEndpoint: String, historyEndpoint: String
         ) {
             self.storePath = storePath
+            self.subjectKeysPath = SubjectKeyStore.path(
+                inDataDirectory: (storePath as NSString).deletingLastPathComponent)
             self.keys = keys
             self.commandsEndpoint = commandsEndpoint
             self.eventsEndpoint = eventsEndpoint
@@ -109,6 +116,12 @@ public final class CommandServer: Sendable {
             throw ServerError(.environment, "cannot open the event store \(settings.storePath): \(error.message)")
         }
         logStructureCheck(store, logger: logger)
+        let subjectKeys: SubjectKeyStore
+        do throws(SubjectKeyStoreError) {
+            subjectKeys = try SubjectKeyStore(writingAt: settings.subjectKeysPath)
+        } catch {
+            throw ServerError(.environment, error.message)
+        }
         let checkpoint = try CheckpointSigner.checkStart(store, head: head)
         settings.metrics?.started(head: head)
         writerStore = HandOff(store)
@@ -153,6 +166,11 @@ public final class CommandServer: Sendable {
                 })
         }
 
+        // The writer's connection to events.db closes after the history thread's read-only one:
+        // the last connection to close checkpoints the WAL into the file and removes it, which a
+        // read-only connection cannot do.
+        let historyRunning = DispatchGroup()
+
         let commandsGate = RequestGate(keys: settings.keys, scope: .commands, maximumBodyBytes: settings.maximumBodyBytes)
         let commands = try started(
             control.spawn("strata-commands") { ready in
@@ -174,10 +192,16 @@ public final class CommandServer: Sendable {
                 do throws(ServerError) {
                     let store = writerStore.take()!
                     let writer: CommandWriter
+                    let sealer: PersonalDataSealer
+                    do throws(SubjectKeyStoreError) {
+                        sealer = try PersonalDataSealer(store: subjectKeys)
+                    } catch {
+                        throw ServerError(.environment, error.message)
+                    }
                     do throws(StoreError) {
                         writer = try CommandWriter(
                             store: store, configuration: settings.domain, clock: clock,
-                            cacheCapacity: settings.cacheCapacity)
+                            cacheCapacity: settings.cacheCapacity, sealer: sealer)
                     } catch {
                         throw ServerError(.environment, "cannot read the event store: \(error.message)")
                     }
@@ -201,21 +225,28 @@ public final class CommandServer: Sendable {
                 }
                 ready.report(.success(thread.endpoint))
                 run("writer", control) { () throws(ZMQError) in try thread.run() }
+                historyRunning.wait()
             })
 
         let historyGate = RequestGate(keys: settings.keys, scope: .history, maximumBodyBytes: settings.maximumBodyBytes)
+        historyRunning.enter()
         let history = try started(
             control.spawn("strata-history") { ready in
-                let responder: HistoryResponder
-                do throws(ZMQError) {
-                    responder = try HistoryResponder(
-                        endpoint: settings.historyEndpoint, store: readerStore.take()!, gate: historyGate, control: control,
-                        clock: clock)
-                } catch {
-                    return ready.report(.failure(bindFailure("history", settings.historyEndpoint, error)))
+                defer { historyRunning.leave() }
+                // In a scope of its own, so that its store is closed before the writer may go on.
+                do {
+                    let responder: HistoryResponder
+                    do throws(ZMQError) {
+                        responder = try HistoryResponder(
+                            endpoint: settings.historyEndpoint, store: readerStore.take()!, gate: historyGate,
+                            control: control, clock: clock,
+                            opener: PersonalDataOpener(keyStorePath: settings.subjectKeysPath, cacheCapacity: 0))
+                    } catch {
+                        return ready.report(.failure(bindFailure("history", settings.historyEndpoint, error)))
+                    }
+                    ready.report(.success(responder.endpoint))
+                    run("history", control) { () throws(ZMQError) in try responder.run() }
                 }
-                ready.report(.success(responder.endpoint))
-                run("history", control) { () throws(ZMQError) in try responder.run() }
             })
 
         return CommandServer(

@@ -2,6 +2,7 @@ import Domain
 import EventStore
 import Events
 import StrataCore
+import SubjectKeys
 
 /// The writer loop's work for one batch: decide every command against cached state (later
 /// commands see earlier ones' effects), commit all decisions in one transaction (group
@@ -39,31 +40,40 @@ public final class CommandWriter {
 
         /// How long the append transaction took (zero when it failed), for metrics.
         public var commitDuration: Duration
+        /// Why a committed erasure's key could not be destroyed yet (it is tried again when
+        /// the cache is next rebuilt, at the latest when the service starts again).
+        public var erasureFailure: String?
 
         public init(
             replies: [(routingId: [UInt8], reply: CommandReply)], events: [RecordedEvent], failure: StoreError? = nil,
-            commitDuration: Duration = .zero
+            commitDuration: Duration = .zero, erasureFailure: String? = nil
         ) {
             self.replies = replies
             self.events = events
             self.failure = failure
             self.commitDuration = commitDuration
+            self.erasureFailure = erasureFailure
         }
     }
 
     private let store: any EventStore
     private let configuration: DomainConfiguration
     private let clock: any WallClock
+    private let sealer: PersonalDataSealer?
     private var cache: StateCache
 
+    /// - Parameter sealer: seals every personal field before it is stored (CONTRACT.md
+    ///   "Personal data"); `strata serve` always has one. Without one (tests of the writer
+    ///   alone), personal data is stored as decided.
     public init(
         store: any EventStore, configuration: DomainConfiguration = .init(), clock: any WallClock,
-        cacheCapacity: Int = 100_000
+        cacheCapacity: Int = 100_000, sealer: PersonalDataSealer? = nil
     ) throws(StoreError) {
         self.store = store
         self.configuration = configuration
         self.clock = clock
-        self.cache = try StateCache(store: store, capacity: cacheCapacity)
+        self.sealer = sealer
+        self.cache = try StateCache(store: store, capacity: cacheCapacity, sealer: sealer)
     }
 
     /// Decides and commits `batch`. When the commit fails, nothing is acknowledged: every
@@ -79,6 +89,14 @@ public final class CommandWriter {
                 writes.append(try decide(pending, now: now, firstInBatch: seen.insert(pending.body.id).inserted))
             }
             let commitStarted = ContinuousClock.now
+            // The keys first, durably: never an event sealed under a key that was not stored.
+            if let sealer, sealer.hasNewKeys {
+                do throws(SubjectKeyStoreError) {
+                    try sealer.storeNewKeys(at: now)
+                } catch {
+                    throw StoreError(.io, "the keys of new data subjects could not be stored: \(error)")
+                }
+            }
             let (results, events) = try store.appendReturningEvents(writes)
             let commitDuration = commitStarted.duration(to: .now)
             var replies: [(routingId: [UInt8], reply: CommandReply)] = []
@@ -101,8 +119,11 @@ public final class CommandWriter {
                 }
             }
             if partial { try cache.reset() }
-            return Committed(replies: replies, events: events, commitDuration: commitDuration)
+            return Committed(
+                replies: replies, events: events, commitDuration: commitDuration,
+                erasureFailure: destroyErasedKeys(in: events))
         } catch {
+            sealer?.discardNewKeys()
             try? cache.reset()
             let failure = StrataError(.internal, reason: "STORE_FAILURE", "the command was not recorded: \(error)")
             return Committed(
@@ -145,13 +166,42 @@ public final class CommandWriter {
         case .accepted(let accepted):
             var events: [NewEvent] = []
             for event in accepted.events {
-                events.append(try NewEvent(stream: event.stream.name, event: event.payload))
+                let stream = event.stream.name
+                events.append(try NewEvent(stream: stream, event: try sealed(event, stream: stream).payload))
             }
             var expectations: [StreamName: ExpectedVersion] = [:]
             for (stream, version) in accepted.expectedVersions { expectations[stream.name] = .exactly(version) }
             cache.apply(accepted.events)
             return try write(.append(events, expectations: expectations), type: type)
         }
+    }
+
+    /// `event` as it is stored: its personal fields sealed, when there is a sealer.
+    private func sealed(_ event: StrataEvent, stream: StreamName) throws(StoreError) -> StrataEvent {
+        guard let sealer else { return event }
+        do throws(SubjectKeyStoreError) {
+            return try sealer.seal(event, stream: stream.description)
+        } catch {
+            throw StoreError(.io, "personal data could not be sealed: \(error)")
+        }
+    }
+
+    /// Destroys the keys of the subjects whose erasure was just committed; after the commit,
+    /// so that a key is never gone while its erasure is not recorded. A failure is reported,
+    /// and the erasure is finished when the cache is next rebuilt.
+    private func destroyErasedKeys(in events: [RecordedEvent]) -> String? {
+        guard let sealer else { return nil }
+        var failure: String?
+        for event in events where event.type == PersonalDataErased.eventType {
+            guard case .personalDataErased(let erased)? = try? event.decoded() else { continue }
+            let subject = DataSubject(erased.kind, erased.subjectId)
+            do throws(SubjectKeyStoreError) {
+                try sealer.destroyKey(of: subject)
+            } catch {
+                failure = "the key of \(subject) is not destroyed yet: \(error)"
+            }
+        }
+        return failure
     }
 
     private static func reply(to entry: JournalEntry, id: String) -> CommandReply {

@@ -2,13 +2,15 @@ import EventStore
 import StrataCore
 
 /// A request on the history endpoint (CONTRACT.md "History"):
-/// `{"after":<position>,"limit":<1..10000>,"categories":["loan",…]}`; `limit` defaults to
-/// 1,000 and `categories` to every category.
+/// `{"after":<position>,"limit":<1..10000>,"categories":["loan",…],"open":true}`; `limit`
+/// defaults to 1,000, `categories` to every category, and `open` to false. `open` asks for
+/// the sealed personal data of the page opened beside it, which needs a key with the
+/// `personal-data` scope.
 ///
 /// The body's own fields missing or of the wrong type are MALFORMED (`parse`); values out
 /// of range are INVALID, with every problem listed, as for commands (`problem`).
 public struct HistoryRequest: RequestGate.Body, Equatable {
-    public static let fields: Set<String> = ["after", "limit", "categories"]
+    public static let fields: Set<String> = ["after", "limit", "categories", "open"]
     public static let maximumLimit: Int64 = 10_000
     public static let defaultLimit: Int64 = 1_000
 
@@ -16,13 +18,18 @@ public struct HistoryRequest: RequestGate.Body, Equatable {
     public var limit: Int64
     /// Nil: every category.
     public var categories: [String]?
+    /// Open the page's sealed personal data, beside the events.
+    public var open: Bool
 
     public var requestId: String? { nil }
 
-    public init(after: Int64, limit: Int64 = HistoryRequest.defaultLimit, categories: [String]? = nil) {
+    public init(
+        after: Int64, limit: Int64 = HistoryRequest.defaultLimit, categories: [String]? = nil, open: Bool = false
+    ) {
         self.after = after
         self.limit = limit
         self.categories = categories
+        self.open = open
     }
 
     public var filter: EventFilter { categories.map { .categories($0) } ?? .all }
@@ -31,6 +38,7 @@ public struct HistoryRequest: RequestGate.Body, Equatable {
     public var json: [UInt8] {
         var members: [String: JSONValue] = ["after": .integer(after), "limit": .integer(limit)]
         if let categories { members["categories"] = .array(categories.map { .string($0) }) }
+        if open { members["open"] = .bool(true) }
         return CanonicalJSON.bytes(.object(members))
     }
 
@@ -60,8 +68,15 @@ public struct HistoryRequest: RequestGate.Body, Equatable {
             }
             categories = items.compactMap(\.stringValue)
         }
+        var open = false
+        if let value = members["open"] {
+            guard let flag = value.boolValue else {
+                return malformed("INVALID_OPEN_FIELD", "\"open\" must be true or false")
+            }
+            open = flag
+        }
 
-        return .success(HistoryRequest(after: after, limit: limit, categories: categories))
+        return .success(HistoryRequest(after: after, limit: limit, categories: categories, open: open))
     }
 
     /// The values' problems, all of them (INVALID), or nil. Checked after the gate, so an

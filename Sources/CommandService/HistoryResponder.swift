@@ -1,12 +1,16 @@
 import Bus
 import EventStore
+import Events
 import StrataCore
 
 /// The history endpoint's thread: it owns the ROUTER socket and a read-only connection to
 /// the store, so catch-up reads never wait on the writer nor slow it down.
 ///
 /// Requests are signed like commands and need the `history` scope. The reply is
-/// `{"events":[…],"head":N,"ok":true}`, each event exactly as stored and published.
+/// `{"events":[…],"head":N,"ok":true}`, each event exactly as stored and published. A request
+/// with `"open":true` from a key with the `personal-data` scope also gets
+/// `"opened":{"<position>":{"<JSON pointer>":"<clear text or [erased]>",…},…}` for the events
+/// that carry sealed personal data, opened through the key store (`OpenedFields`).
 final class HistoryResponder {
     static let readBurst = 64
 
@@ -15,11 +19,13 @@ final class HistoryResponder {
     private let gate: RequestGate
     private let control: ServerControl
     private let clock: any WallClock
+    private let opener: (any PersonalDataOpening)?
     let endpoint: String
 
-    init(endpoint: String, store: any EventStore, gate: RequestGate, control: ServerControl, clock: any WallClock)
-        throws(ZMQError)
-    {
+    init(
+        endpoint: String, store: any EventStore, gate: RequestGate, control: ServerControl, clock: any WallClock,
+        opener: (any PersonalDataOpening)? = nil
+    ) throws(ZMQError) {
         router = try control.clientFacingSocket(.router, lingerMilliseconds: 1000)
         try router.setMaximumMessageSize(CommandIngress.maximumFrameBytes)
         try router.bind(endpoint)
@@ -28,6 +34,7 @@ final class HistoryResponder {
         self.gate = gate
         self.control = control
         self.clock = clock
+        self.opener = opener
     }
 
     func run() throws(ZMQError) {
@@ -50,30 +57,59 @@ final class HistoryResponder {
         case .failure(let refused)?: return (refused.routingId, Self.refusal(refused.error))
         case .success(let request)?: admitted = request
         }
+        // A key without the scope is refused before the values are judged (CONTRACT.md's order).
+        if admitted.body.open && !admitted.key.scopes.contains(.personalData) {
+            let error = StrataError(
+                .forbidden, reason: "KEY_SCOPE", "key \(admitted.key.id) lacks the personal-data scope that open needs")
+            return (admitted.routingId, Self.refusal(error))
+        }
         return (admitted.routingId, page(for: admitted.body))
     }
 
     private func page(for request: HistoryRequest) -> [UInt8] {
         if let problem = request.problem { return Self.refusal(problem) }
+        let events: [RecordedEvent]
+        let head: Int64
         do throws(StoreError) {
-            let events = try store.events(after: request.after, limit: Int(request.limit), filter: request.filter)
+            events = try store.events(after: request.after, limit: Int(request.limit), filter: request.filter)
             // Read after the page, so the head is never behind the events it comes with.
-            let head = try store.head()
-            return Self.page(events, head: head)
+            head = try store.head()
         } catch {
             control.logger.error("history: cannot read the store: \(error)")
             return Self.refusal(StrataError(.internal, reason: "STORE_FAILURE", "history could not be read: \(error)"))
         }
+        guard request.open else { return Self.page(events, head: head) }
+        guard let opener else {
+            return Self.refusal(
+                StrataError(.internal, reason: "NO_KEY_STORE", "this service cannot open personal data"))
+        }
+        var opened: [String: JSONValue] = [:]
+        do throws(PersonalDataError) {
+            for event in events {
+                let fields = try OpenedFields.of(event, with: opener)
+                if !fields.isEmpty { opened[String(event.position)] = .object(fields.mapValues { .string($0) }) }
+            }
+        } catch {
+            control.logger.error("history: \(error)")
+            return Self.refusal(StrataError(.internal, reason: "PERSONAL_DATA_UNREADABLE", error.message))
+        }
+        return Self.page(events, head: head, opened: opened)
     }
 
-    /// `{"events":[…],"head":N,"ok":true}`, splicing each event's stored canonical bytes.
-    static func page(_ events: [RecordedEvent], head: Int64) -> [UInt8] {
+    /// `{"events":[…],"head":N,"ok":true}`, splicing each event's stored canonical bytes, with
+    /// `"opened":{…}` last when personal data was asked for.
+    static func page(_ events: [RecordedEvent], head: Int64, opened: [String: JSONValue]? = nil) -> [UInt8] {
         var out: [UInt8] = Array(#"{"events":["#.utf8)
         for (index, event) in events.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             out.append(contentsOf: event.json)
         }
-        out.append(contentsOf: Array(#"],"head":\#(head),"ok":true}"#.utf8))
+        out.append(contentsOf: Array(#"],"head":\#(head),"ok":true"#.utf8))
+        if let opened {
+            out.append(contentsOf: Array(#","opened":"#.utf8))
+            out.append(contentsOf: CanonicalJSON.bytes(.object(opened)))
+        }
+        out.append(UInt8(ascii: "}"))
         return out
     }
 

@@ -2,6 +2,7 @@ import Domain
 import EventStore
 import Events
 import StrataCore
+import SubjectKeys
 
 /// The writer's view of the aggregates: a `DomainState` holding the streams folded so far,
 /// and the whole `Directory`. Streams are folded from the store on first use.
@@ -9,15 +10,30 @@ import StrataCore
 /// Bounded by a simple rule: when more than `capacity` streams are held after a batch, all
 /// are dropped and folded again on demand (the directory stays). Only the writer thread
 /// touches it.
+///
+/// With a sealer, the one personal field deciding reads, a user's email, is opened as it is
+/// folded and kept only as its keyed digest (`Directory`); no other personal field is opened.
 struct StateCache {
     private let store: any EventStore
     private let capacity: Int
+    private let sealer: PersonalDataSealer?
+    private let opener: PersonalDataOpener?
+    private let emailKey: EmailKey
     private(set) var state = DomainState()
     private var loaded: Set<StreamRef> = []
 
-    init(store: any EventStore, capacity: Int) throws(StoreError) {
+    init(store: any EventStore, capacity: Int, sealer: PersonalDataSealer? = nil) throws(StoreError) {
         self.store = store
         self.capacity = capacity
+        self.sealer = sealer
+        if let sealer {
+            opener = sealer.opener
+            let digest = sealer.emailDigest
+            emailKey = EmailKey { digest.key($0) }
+        } else {
+            opener = nil
+            emailKey = .plain
+        }
         try reset()
     }
 
@@ -36,7 +52,7 @@ struct StateCache {
     mutating func load(_ streams: [StreamRef]) throws(StoreError) {
         for stream in streams where !loaded.contains(stream) {
             for recorded in try store.events(in: stream.name) {
-                state.apply(try Self.decode(recorded))
+                state.apply(try decode(recorded))
             }
             loaded.insert(stream)
         }
@@ -52,14 +68,26 @@ struct StateCache {
     }
 
     /// Forgets everything and folds the directory again from the store: after a commit
-    /// that failed, or wrote less than was decided, nothing uncommitted may linger.
+    /// that failed, or wrote less than was decided, nothing uncommitted may linger. It also
+    /// finishes any erasure whose key a crash left behind.
     mutating func reset() throws(StoreError) {
-        var directory = Directory()
+        var directory = Directory(emailKey: emailKey)
         var after: Int64 = 0
-        let filter = EventFilter.types([UserRegistered.eventType, InvoiceCreated.eventType])
+        let filter = EventFilter.types(
+            [UserRegistered.eventType, InvoiceCreated.eventType, PersonalDataErased.eventType])
         while true {
             let page = try store.events(after: after, limit: 10_000, filter: filter)
-            for recorded in page { directory.apply(try Self.decode(recorded)) }
+            for recorded in page {
+                let event = try decode(recorded)
+                if case .personalDataErased(let e) = event, let sealer {
+                    do throws(SubjectKeyStoreError) {
+                        try sealer.destroyKey(of: DataSubject(e.kind, e.subjectId))
+                    } catch {
+                        throw StoreError(.io, "finishing the erasure of \(e.subjectId): \(error)")
+                    }
+                }
+                directory.apply(event)
+            }
             guard let last = page.last else { break }
             after = last.position
         }
@@ -67,11 +95,18 @@ struct StateCache {
         loaded = []
     }
 
-    private static func decode(_ recorded: RecordedEvent) throws(StoreError) -> StrataEvent {
+    private func decode(_ recorded: RecordedEvent) throws(StoreError) -> StrataEvent {
+        let event: StrataEvent
         do {
-            return try recorded.decoded()
+            event = try recorded.decoded()
         } catch {
             throw StoreError(.corrupt, "event \(recorded.position) cannot be read: \(error)")
+        }
+        guard case .userRegistered = event, let opener else { return event }
+        do {
+            return try event.openingPersonalData(stream: recorded.stream, with: opener)
+        } catch {
+            throw StoreError(.corrupt, "the email in event \(recorded.position) cannot be opened: \(error)")
         }
     }
 }

@@ -89,6 +89,7 @@ final class WriterThread {
         let committed = writer.process(batch)
         let batchDuration = started.duration(to: .now)
         noteOutcome(committed.failure, commands: batch.count)
+        if let erasureFailure = committed.erasureFailure { logger.error(erasureFailure) }
         let debug = logger.isEnabled(.debug)
         var next = 0
         for arrival in arrivals {

@@ -1,4 +1,5 @@
 import EventStore
+import Events
 import Projections
 
 /// An event made ready for the file: its place in the chain checked and its data decoded
@@ -28,6 +29,8 @@ struct EventPreparer: Sendable {
     let routes: [Route]
     /// Positions an operator skipped: passed over, their hash taken as they are.
     let skipped: Set<Int64>
+    /// Opens sealed personal data before a projection sees it; nil leaves it sealed.
+    let opener: (any PersonalDataOpening)?
 
     /// Prepares `events`, the first of which follows the event whose hash is `hash`; the
     /// result ends early at the first poison event, since nothing after it is applied.
@@ -63,7 +66,7 @@ struct EventPreparer: Sendable {
                 prepared.append(PreparedEvent(event: event, work: .pass))
             } else {
                 do {
-                    let projected = try ProjectedEvent(recorded: event)
+                    let projected = try ProjectedEvent(recorded: event, opener: opener)
                     prepared.append(PreparedEvent(event: event, work: .apply(projected, interested)))
                 } catch {
                     prepared.append(PreparedEvent(event: event, work: .poison("cannot read the event: \(error)")))

@@ -13,10 +13,14 @@ public struct HistoryPage: Sendable {
     public let events: [RecordedEvent]
     /// The last committed position, read after the events: never behind them.
     public let head: Int64
+    /// The personal data history opened beside the events, when asked to: position → JSON
+    /// pointer into the event's `data` → clear text or `[erased]`.
+    public let opened: [Int64: [String: String]]
 
-    public init(events: [RecordedEvent], head: Int64) {
+    public init(events: [RecordedEvent], head: Int64, opened: [Int64: [String: String]] = [:]) {
         self.events = events
         self.head = head
+        self.opened = opened
     }
 }
 
@@ -71,6 +75,8 @@ public final class BusHistory: HistorySource {
     private let endpoint: String
     private let key: KeyFile.Key
     private let curve: CurveClientKeys?
+    /// Ask history to open the pages' personal data (`"open":true`; a `personal-data` key).
+    private let open: Bool
     private let timeoutMilliseconds: Int
     private let shouldGiveUp: @Sendable () -> Bool
     private var client: SignedClient?
@@ -78,13 +84,14 @@ public final class BusHistory: HistorySource {
     /// - Parameter shouldGiveUp: checked while waiting, so a stopping projector does not
     ///   wait out the whole timeout.
     public init(
-        context: ZMQContext, endpoint: String, key: KeyFile.Key, curve: CurveClientKeys? = nil,
+        context: ZMQContext, endpoint: String, key: KeyFile.Key, curve: CurveClientKeys? = nil, open: Bool = false,
         timeoutMilliseconds: Int = 5000, shouldGiveUp: @escaping @Sendable () -> Bool = { false }
     ) {
         self.context = context
         self.endpoint = endpoint
         self.key = key
         self.curve = curve
+        self.open = open
         self.timeoutMilliseconds = timeoutMilliseconds
         self.shouldGiveUp = shouldGiveUp
     }
@@ -94,7 +101,9 @@ public final class BusHistory: HistorySource {
     }
 
     public func page(after position: Int64, limit: Int) throws(HistoryError) -> HistoryPage {
-        let body = CanonicalJSON.bytes(["after": .integer(position), "limit": .integer(Int64(limit))])
+        var request: [String: JSONValue] = ["after": .integer(position), "limit": .integer(Int64(limit))]
+        if open { request["open"] = .bool(true) }
+        let body = CanonicalJSON.bytes(.object(request))
         var reply: [UInt8]?
         do {
             let client =
@@ -166,6 +175,15 @@ public final class BusHistory: HistorySource {
                 throw HistoryError(.unreadable, "history sent an unreadable event: \(error)")
             }
         }
-        return HistoryPage(events: events, head: head)
+        var opened: [Int64: [String: String]] = [:]
+        for (position, fields) in members["opened"]?.objectValue ?? [:] {
+            guard let position = Int64(position), let fields = fields.objectValue,
+                case let values = fields.compactMapValues(\.stringValue), values.count == fields.count
+            else {
+                throw HistoryError(.unreadable, "history's opened personal data is not {position: {pointer: text}}")
+            }
+            opened[position] = values
+        }
+        return HistoryPage(events: events, head: head, opened: opened)
     }
 }

@@ -10,13 +10,25 @@ struct UnreadableEvent: Error, CustomStringConvertible {
 
 extension ProjectedEvent {
     /// Decodes a stored event for the projections: its data through the catalog (upcast
-    /// to the current schema version), its metadata and its time.
-    init(recorded: RecordedEvent) throws(UnreadableEvent) {
-        let event: StrataEvent
+    /// to the current schema version) with its personal data opened by `opener` (clear
+    /// text, or `[erased]`), its metadata and its time. An erasure also tells the opener to
+    /// drop what it holds of the subject's key.
+    init(recorded: RecordedEvent, opener: (any PersonalDataOpening)? = nil) throws(UnreadableEvent) {
+        var event: StrataEvent
         do {
             event = try recorded.decoded()
         } catch {
             throw UnreadableEvent(description: error.description)
+        }
+        if let opener {
+            if case .personalDataErased(let erased) = event {
+                opener.forget(DataSubject(erased.kind, erased.subjectId))
+            }
+            do {
+                event = try event.openingPersonalData(stream: recorded.stream, with: opener)
+            } catch {
+                throw UnreadableEvent(description: "its personal data cannot be opened: \(error)")
+            }
         }
         guard let recordedAt = Timestamp(recorded.recordedAt) else {
             throw UnreadableEvent(description: "recordedAt is not an RFC 3339 UTC timestamp: \(recorded.recordedAt)")

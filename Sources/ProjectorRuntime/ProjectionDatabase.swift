@@ -1,4 +1,5 @@
 import EventStore
+import Events
 import Foundation
 import Projections
 import StrataCore
@@ -47,6 +48,10 @@ public final class ProjectionDatabase {
 
     private let routes: [EventPreparer.Route]
     private var skipped: Set<Int64>
+    private let opener: (any PersonalDataOpening)?
+    /// An erasure was applied but readers held the WAL's truncation back: tried again after
+    /// each batch until it succeeds.
+    private var truncationDue = false
     private var connection: SQLiteConnection
     private let projectionTables: SQLiteProjectionTables
     private let lock: WriterLock
@@ -55,11 +60,16 @@ public final class ProjectionDatabase {
     public var tables: any ProjectionTables { projectionTables }
 
     /// Opens (creating if needed) the projection file for writing, holding its lock.
+    ///
+    /// - Parameter opener: opens sealed personal data for the projections (through the key
+    ///   store); without one, they see it sealed.
     public init(
-        path: String, name: String, projections: [any Projection], durability: Durability = .durable
+        path: String, name: String, projections: [any Projection], durability: Durability = .durable,
+        opener: (any PersonalDataOpening)? = nil
     ) throws(ProjectorError) {
         self.path = path
         self.name = name
+        self.opener = opener
         self.routes = projections.map {
             EventPreparer.Route(projection: $0, categories: $0.categories.map { Set($0.map { Substring($0) }) })
         }
@@ -120,7 +130,7 @@ public final class ProjectionDatabase {
     }
 
     /// What checks and decodes events for this file, to be used on any thread.
-    var preparer: EventPreparer { EventPreparer(routes: routes, skipped: skipped) }
+    var preparer: EventPreparer { EventPreparer(routes: routes, skipped: skipped, opener: opener) }
 
     /// Applies events `preparer` made ready, as `apply(_:)` does, followed in the same
     /// transaction by those `more` gives once the first are written.
@@ -144,6 +154,7 @@ public final class ProjectionDatabase {
                 try writeCheckpoint(cursor, stop: nil)
             }
             (checkpoint, chainHash) = (cursor.position, cursor.hash)
+            truncateAfterErasure(events)
         } catch let poison as Poison {
             // Rolled back: apply the good prefix again and record the stop, in one transaction.
             var good = Cursor(position: checkpoint, hash: chainHash)
@@ -158,10 +169,28 @@ public final class ProjectionDatabase {
                 throw ProjectorError(.io, "\(name): recording the stop at position \(poison.stop.position) failed: \(error)")
             }
             (checkpoint, chainHash, stop) = (good.position, good.hash, poison.stop)
+            truncateAfterErasure(events.prefix(while: { $0.event.position < poison.stop.position }))
         } catch let error as ProjectorError {
             throw error
         } catch {
             throw ProjectorError(.io, "\(name): applying events after position \(checkpoint) failed: \(error)")
+        }
+    }
+
+    /// After a batch that applied an erasure, the pages that held the subject's personal
+    /// data are gone from the file (`secure_delete` zeroes what an update frees) but may still
+    /// sit in the WAL: a TRUNCATE checkpoint writes the WAL back and empties it. A reader in
+    /// the middle of a read holds it back; then it is tried again after the next batch.
+    private func truncateAfterErasure(_ applied: some Collection<PreparedEvent>) {
+        let erasure = applied.contains { $0.event.type == PersonalDataErased.eventType }
+        guard truncationDue || erasure else { return }
+        truncationDue = true
+        do {
+            let s = try connection.statement("PRAGMA wal_checkpoint(TRUNCATE)")
+            defer { s.reset() }
+            if try s.step(), s.int64(0) == 0 { truncationDue = false }
+        } catch {
+            // Tried again after the next batch.
         }
     }
 
@@ -320,6 +349,8 @@ public final class ProjectionDatabase {
             _ = try connection.scalarText(
                 durability == .durable ? "PRAGMA journal_mode=WAL" : "PRAGMA journal_mode=MEMORY")
             try connection.execute(durability == .durable ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=OFF")
+            // Personal data a projection overwrites (an erasure) must not linger in freed space.
+            try connection.execute("PRAGMA secure_delete=ON")
             // A batch touches pages all over the read models' indexes: with SQLite's default
             // 2 MB cache it spilled and re-read pages within one transaction.
             try connection.execute(durability == .durable ? "PRAGMA cache_size=-65536" : "PRAGMA cache_size=-262144")

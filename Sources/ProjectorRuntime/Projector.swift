@@ -3,6 +3,7 @@ import CZeroMQ
 import Dispatch
 import EventStore
 import Foundation
+import Events
 import Projections
 import StrataCore
 import Synchronization
@@ -40,6 +41,13 @@ public final class Projector: Sendable {
         public var receiveBufferBytes: Int32?
         /// Where the projector reports its position, the head and the lag; nil reports nothing.
         public var metrics: ProjectorMetrics?
+        /// Opens sealed personal data for the projections (the key store beside the
+        /// service); nil leaves it sealed, unless `openThroughHistory`.
+        public var opener: (any PersonalDataOpening)?
+        /// Away from the service (no key store): every event that carries personal data is
+        /// read from history, which opens it (`"open":true`); the key needs the
+        /// `personal-data` scope.
+        public var openThroughHistory = false
 
         public init(name: String, databasePath: String, eventsEndpoint: String, historyEndpoint: String, key: KeyFile.Key) {
             self.name = name
@@ -126,8 +134,11 @@ public final class Projector: Sendable {
 
     private func run(projections: [any Projection], onCommit: (@Sendable (Commit) -> Void)?) {
         let database: ProjectionDatabase
+        let historyOpened = settings.openThroughHistory ? HistoryOpenedValues() : nil
         do {
-            database = try ProjectionDatabase(path: settings.databasePath, name: settings.name, projections: projections)
+            database = try ProjectionDatabase(
+                path: settings.databasePath, name: settings.name, projections: projections,
+                opener: historyOpened ?? settings.opener)
         } catch {
             startFailure.withLock { $0 = error }
             started.signal()
@@ -149,12 +160,14 @@ public final class Projector: Sendable {
         checkpointAtStart.store(database.checkpoint, ordering: .releasing)
         settings.metrics?.started(checkpoint: database.checkpoint)
         started.signal()
-        let exit = follow(database, onCommit: onCommit)
+        let exit = follow(database, historyOpened: historyOpened, onCommit: onCommit)
         checkpointAtEnd.store(database.checkpoint, ordering: .releasing)
         outcome.withLock { $0 = exit }
     }
 
-    private func follow(_ database: ProjectionDatabase, onCommit: (@Sendable (Commit) -> Void)?) -> Exit {
+    private func follow(
+        _ database: ProjectionDatabase, historyOpened: HistoryOpenedValues?, onCommit: (@Sendable (Commit) -> Void)?
+    ) -> Exit {
         let context: ZMQContext
         let subscriber: ZMQSocket
         do {
@@ -173,9 +186,11 @@ public final class Projector: Sendable {
         defer { subscriber.close() }
         let history = BusHistory(
             context: context, endpoint: settings.historyEndpoint, key: settings.key, curve: settings.curve,
-            timeoutMilliseconds: settings.historyTimeoutMilliseconds, shouldGiveUp: { [self] in isStopping })
+            open: historyOpened != nil, timeoutMilliseconds: settings.historyTimeoutMilliseconds,
+            shouldGiveUp: { [self] in isStopping })
         var follower = Follower(
-            database: database, history: history, settings: settings, logger: logger, onCommit: onCommit)
+            database: database, history: history, historyOpened: historyOpened, settings: settings, logger: logger,
+            onCommit: onCommit)
         return follower.run(subscriber: subscriber, isStopping: { [self] in isStopping })
     }
 }
@@ -186,6 +201,8 @@ private struct Follower {
 
     let database: ProjectionDatabase
     let history: any HistorySource
+    /// Set away from the service: personal data comes opened from history only.
+    let historyOpened: HistoryOpenedValues?
     let settings: Projector.Settings
     let logger: Logger
     let onCommit: (@Sendable (Projector.Commit) -> Void)?
@@ -260,6 +277,10 @@ private struct Follower {
                         needsHistory = "after a gap at position \(expected) (the bus dropped events)"
                         break
                     }
+                    if historyOpened != nil, HistoryOpenedValues.needsHistory(event) {
+                        needsHistory = "to open the personal data of position \(event.position)"
+                        break
+                    }
                     batch.append(event)
                     expected += 1
                 }
@@ -287,6 +308,11 @@ private struct Follower {
                 case .unavailable: return .retryLater(error.message)
                 case .refused, .unreadable: return .failed(error.message)
                 }
+            }
+            do throws(HistoryError) {
+                try historyOpened?.learn(page)
+            } catch {
+                return .failed(error.message)
             }
             if let failure = commit(page.events) {
                 if case .failed(let why) = failure { return .failed(why) }

@@ -1,4 +1,5 @@
 import EventStore
+import Events
 import Foundation
 import Projections
 import StrataCore
@@ -22,10 +23,11 @@ public enum Rebuild {
     public static func run(
         name: String, projections: [any Projection], from history: any HistorySource & Sendable, into path: String,
         upTo target: Int64? = nil, skips: [SkippedEvent] = [], pageSize: Int = 5000,
-        progress: ((_ position: Int64, _ head: Int64) -> Void)? = nil
+        opener: (any PersonalDataOpening)? = nil, progress: ((_ position: Int64, _ head: Int64) -> Void)? = nil
     ) throws(ProjectorError) -> Result {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        let database = try ProjectionDatabase(path: path, name: name, projections: projections, durability: .scratch)
+        let database = try ProjectionDatabase(
+            path: path, name: name, projections: projections, durability: .scratch, opener: opener)
         try database.adoptSkips(skips)
         let reader = PageReader(history: history, name: name, target: target, pageSize: pageSize)
         let preparer = database.preparer

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import SubjectKeys
 
 /// Every setting a Strata process reads, resolved in one place:
 /// flags win over the environment, the environment over the config file, and the
@@ -23,6 +24,11 @@ public struct Configuration: Sendable, Equatable {
     public var eventStorePath: String { dataDirectory + "/events.db" }
     public var readModelsPath: String { dataDirectory + "/readmodels.db" }
     public var auditPath: String { dataDirectory + "/audit.db" }
+    /// The key store that personal data is sealed with (docs/personal-data.md).
+    public var subjectKeysPath: String { dataDirectory + "/" + SubjectKeyStore.fileName }
+    /// What opens sealed personal data for the projections, `rebuild`, `query --as-of` and
+    /// `report`: the key store, read-only, on first need.
+    public var personalDataOpener: PersonalDataOpener { PersonalDataOpener(keyStorePath: subjectKeysPath) }
 
     /// The options every command that touches a data directory accepts.
     public static let options: [OptionSpec] = [

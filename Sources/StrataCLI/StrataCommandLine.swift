@@ -26,6 +26,7 @@ public enum StrataCommandLine {
         ProjectCommand.subcommand,
         DemoCommand.subcommand,
         SendCommand.subcommand,
+        ForgetCommand.subcommand,
         StatusCommand.subcommand,
         QueryCommand.subcommand,
         RebuildCommand.subcommand,

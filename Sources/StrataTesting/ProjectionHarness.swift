@@ -20,13 +20,16 @@ public final class ProjectionHarness: ProjectionTables {
     /// recordedAt of the first event; each later one is a second later.
     public var start = Timestamp("2026-11-02T09:00:00.000Z")!
 
-    public init(_ projections: [any Projection], name: String = "test") throws {
+    public init(
+        _ projections: [any Projection], name: String = "test", opener: (any PersonalDataOpening)? = nil
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-projection-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         clock = FixedClock()
         store = InMemoryEventStore(clock: clock)
         database = try ProjectionDatabase(
-            path: directory.appendingPathComponent("\(name).db").path, name: name, projections: projections)
+            path: directory.appendingPathComponent("\(name).db").path, name: name, projections: projections,
+            opener: opener)
     }
 
     deinit {

@@ -24,6 +24,17 @@ struct HistoryRequestTests {
         #expect(try HistoryRequest.parse(full.json).get() == full, "json round-trips")
     }
 
+    @Test func openIsAFlagThatDefaultsToFalse() throws {
+        let open = try HistoryRequest.parse(Array(#"{"after":0,"open":true}"#.utf8)).get()
+        #expect(open == HistoryRequest(after: 0, open: true))
+        #expect(try HistoryRequest.parse(Array(#"{"after":0,"open":false}"#.utf8)).get().open == false)
+        #expect(try HistoryRequest.parse(Array(#"{"after":0}"#.utf8)).get().open == false)
+        #expect(malformed(#"{"after":0,"open":1}"#) == "INVALID_OPEN_FIELD")
+        #expect(malformed(#"{"after":0,"open":"true"}"#) == "INVALID_OPEN_FIELD")
+        #expect(String(decoding: HistoryRequest(after: 5, limit: 10, open: true).json, as: UTF8.self) == #"{"after":5,"limit":10,"open":true}"#)
+        #expect(String(decoding: HistoryRequest(after: 5, limit: 10).json, as: UTF8.self) == #"{"after":5,"limit":10}"#)
+    }
+
     @Test func theBodysOwnFieldsAreMalformedWhenMissingOrMistyped() {
         #expect(malformed("not json") == "BODY_NOT_JSON")
         #expect(malformed("[1]") == "BODY_NOT_OBJECT")

@@ -219,3 +219,54 @@ struct PersonalDataDecisionTests {
     }
 }
 
+
+// MARK: - Emails in the directory
+
+@Suite("The directory keeps emails as keys")
+struct DirectoryEmailTests {
+    private let registered = StrataEvent.userRegistered(
+        UserRegistered(userId: "agent-9", username: "kavya", email: "Kavya@Example.com", role: .agent, status: .pending))
+
+    @Test func emailsAreKeptAsWhatTheKeyMakesOfThem() {
+        var directory = Directory(emailKey: EmailKey { "digest:" + String($0.reversed()) })
+        directory.apply(registered)
+        #expect(directory.emails == ["digest:moc.elpmaxe@ayvak": "agent-9"])
+        #expect(directory.userId(forEmail: "KAVYA@example.com") == "agent-9")
+        #expect(directory.userId(forEmail: "ravi@example.com") == nil)
+    }
+
+    @Test func aSealedOrErasedEmailIsNotKept() {
+        var directory = Directory()
+        directory.apply(
+            .userRegistered(
+                UserRegistered(
+                    userId: "agent-8", username: "u8", email: "pd1.user:agent-8:0011223344556677.AAAA", role: .agent,
+                    status: .pending)))
+        directory.apply(
+            .userRegistered(UserRegistered(userId: "agent-7", username: "u7", email: .erased, role: .agent, status: .pending)))
+        #expect(directory.emails == [:])
+        #expect(directory.userId(forUsername: "U8") == "agent-8")
+    }
+
+    @Test func anErasedUsersEmailIsFreeAgainButTheUsernameIsNot() {
+        var s = DomainScenario.lending()
+        let registered = s.when(
+            .registerUser(RegisterUser(userId: "agent-90", username: "kavya", email: "kavya@example.com", role: .agent)),
+            actor: "agent-90")
+        #expect(registered.refusal == nil, "\(registered)")
+        expectEvents(s.when(erase("agent-90", .user), actor: People.admin), [erased("agent-90", .user)])
+        expectEvents(
+            s.decide(
+                .registerUser(RegisterUser(userId: "agent-91", username: "kavya2", email: "KAVYA@example.com", role: .agent)),
+                actor: "agent-91"),
+            [
+                .userRegistered(
+                    UserRegistered(userId: "agent-91", username: "kavya2", email: "KAVYA@example.com", role: .agent, status: .pending))
+            ])
+        expectRefusal(
+            s.decide(
+                .registerUser(RegisterUser(userId: "agent-91", username: "Kavya", email: "k10@example.com", role: .agent)),
+                actor: "agent-91"),
+            .rejected, "USERNAME_TAKEN")
+    }
+}

@@ -160,6 +160,23 @@ private func aging(_ h: ProjectionHarness, _ day: String) throws -> [Receivables
             ])
     }
 
+    @Test func erasingAPartyBlanksItsNameAndKeepsItsAmounts() throws {
+        let h = try ProjectionHarness([Receivables(), Invoices()])
+        try h.given(invoice("I1", party: "P1", name: "Asha Traders", total: 1000, due: "2026-11-30"), stream: "invoice-I1")
+        try h.given(paid("PAY1", "I1", 400, on: "2026-11-10", total: 400, balance: 600), stream: "invoice-I1")
+        try h.given(invoice("I2", party: "P2", name: "Ravi Stores", total: 500, due: "2026-11-30"), stream: "invoice-I2")
+        try h.given(
+            .personalDataErased(PersonalDataErased(subjectId: "P1", kind: .party, erasedBy: "admin-1", reason: "asked")),
+            stream: "party-P1")
+        #expect(h.database.stop == nil)
+        #expect(
+            try h.rows("SELECT party_id, name, invoiced_cents, paid_cents, balance_cents FROM customers ORDER BY party_id")
+                == [["P1", "[erased]", 1000, 400, 600], ["P2", "Ravi Stores", 500, 0, 500]])
+        #expect(
+            try h.rows("SELECT invoice_id, customer_name, customer_tax_id, total_cents, paid_cents FROM invoices ORDER BY 1")
+                == [["I1", "[erased]", nil, 1000, 400], ["I2", "Ravi Stores", nil, 500, 0]])
+    }
+
     @Test func aPaymentForAnInvoiceNeverCreatedStopsTheProjection() throws {
         let h = try ProjectionHarness([Receivables()])
         try h.given(paid("PX", "X", 100, on: "2026-11-15", total: 100, balance: 0), stream: "invoice-X")

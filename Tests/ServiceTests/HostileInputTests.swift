@@ -1,10 +1,12 @@
 import Bus
 import CommandService
 import EventStore
+import Events
 import Foundation
 import StrataCore
 import StrataSQLite
 import StrataTesting
+import SubjectKeys
 import Testing
 import Workloads
 
@@ -216,8 +218,10 @@ import Workloads
         #expect(rig.service.isRunning, "seed \(seed): the service died; log:\n\(rig.service.log)")
         #expect(try rig.head() == headBefore + appended, "seed \(seed): only accepted commands appended")
 
-        // What was accepted is stored exactly as sent: a hostile string comes back byte for byte.
+        // What was accepted is stored exactly as sent: a hostile string comes back byte for byte,
+        // in clear or, in a personal field, sealed and opening to exactly what was sent.
         let store = try rig.store()
+        let opener = PersonalDataOpener(keyStorePath: SubjectKeyStore.path(inDataDirectory: rig.data.path))
         var checkedStrings = 0
         for (hostile, events) in accepted {
             guard case .string(let value)? = hostile.value else { continue }
@@ -226,7 +230,9 @@ import Workloads
                 guard let position = event["position"]?.integerValue,
                     let stored = try store.events(after: position - 1, limit: 1).first
                 else { continue }
-                if hostileContains(try JSONParser.parse(stored.data), value) { found = true }
+                if hostileContains(try JSONParser.parse(stored.data), value, stream: stored.stream, opener: opener) {
+                    found = true
+                }
             }
             #expect(found, "seed \(seed), \(hostile.label): the accepted value is not stored as sent")
             checkedStrings += 1
@@ -418,12 +424,15 @@ private func hostileReplacing(_ needle: [UInt8], with replacement: [UInt8], in b
     return Array(bytes[..<start]) + replacement + Array(bytes[(start + needle.count)...])
 }
 
-/// Whether `value` occurs anywhere in `json` as a string (a member's value, or an array element).
-private func hostileContains(_ json: JSONValue, _ value: String) -> Bool {
+/// Whether `value` occurs anywhere in `json` as a string (a member's value, or an array
+/// element), in clear or sealed (opened through the key store for an event of `stream`).
+private func hostileContains(_ json: JSONValue, _ value: String, stream: String, opener: PersonalDataOpener) -> Bool {
     switch json {
-    case .string(let text): text == value
-    case .array(let items): items.contains { hostileContains($0, value) }
-    case .object(let members): members.values.contains { hostileContains($0, value) }
+    case .string(let text):
+        text == value
+            || (PersonalData(text).isSealed && (try? opener.open(PersonalData(text), stream: stream))?.value == value)
+    case .array(let items): items.contains { hostileContains($0, value, stream: stream, opener: opener) }
+    case .object(let members): members.values.contains { hostileContains($0, value, stream: stream, opener: opener) }
     default: false
     }
 }

@@ -25,19 +25,33 @@ import Workloads
 
         // Loans with payments, invoices with payments, and text that tests the canonical
         // form: quotes, backslashes, slashes, non-ASCII, an emoji, U+2028, a line break, a tab.
+        // In an invoice's notes it is stored in clear; in an account's name and address it is
+        // personal data, stored sealed (and so never seen in clear in history).
         let workload = LendingWorkload(
             admin: ServiceProcess.admin, prefix: "hc", agents: 2, accountsPerAgent: 3, today: Timestamp.now().date)
+        let unusualText = "Rāmesh \"Ram\" Kumār \\ ಮೈಸೂರು / <b>&amp; 😀\u{2028}end"
+        let unusualAddress = "12/3 Market Road\nMysuru\t570001 \u{2029} – “quoted”"
         let unusual = CommandBody(
             id: "hc-unusual-account", type: "OpenAccount", actor: ServiceProcess.admin,
             payload: [
                 "accountId": "hc-acct-unusual",
-                "name": .string("Rāmesh \"Ram\" Kumār \\ ಮೈಸೂರು / <b>&amp; 😀\u{2028}end"),
+                "name": .string(unusualText),
                 "phone": "+91 98450 12345",
-                "address": .string("12/3 Market Road\nMysuru\t570001 \u{2029} – “quoted”"),
+                "address": .string(unusualAddress),
                 "email": "ram.kumar@example.com",
                 "assignedAgentId": .string(workload.agentId(0)),
             ])
-        let bodies = workload.setup() + [unusual] + (0..<30).flatMap(workload.loan) + (0..<15).flatMap(workload.invoice)
+        let today = Timestamp.now().date.description
+        let unusualInvoice = CommandBody(
+            id: "hc-unusual-invoice", type: "CreateInvoice", actor: ServiceProcess.admin,
+            payload: [
+                "invoiceId": "hc-inv-unusual",
+                "customer": ["partyId": "hc-party-unusual", "name": "Unusual Traders"],
+                "issueDate": .string(today), "dueDate": .string(today),
+                "lines": [["description": "Ram's \"rice\" \\ ಅಕ್ಕಿ / 😀 – “25 kg”", "quantityMilli": 1000, "unitPriceCents": 100, "taxRateBp": 0]],
+                "notes": .string(unusualText + "\n" + unusualAddress),
+            ])
+        let bodies = workload.setup() + [unusual, unusualInvoice] + (0..<30).flatMap(workload.loan) + (0..<15).flatMap(workload.invoice)
         for body in bodies { try commands.send(body.json) }
         for body in bodies {
             let reply = try JSONParser.parse(try #require(try commands.receive(timeoutMilliseconds: 30_000), "no reply for \(body.id)"))
@@ -65,7 +79,9 @@ import Workloads
             #expect(types.contains(type), "the history has \(type)")
         }
         let text = lines.map { String(decoding: $0, as: UTF8.self) }
-        #expect(text.contains { $0.contains("\u{2028}") && $0.contains("😀") }, "the unusual account is in the history")
+        #expect(text.contains { $0.contains("\u{2028}") && $0.contains("😀") }, "the unusual invoice is in the history")
+        #expect(text.contains { $0.contains("hc-acct-unusual") }, "so is the unusual account")
+        #expect(!text.contains { $0.contains("98450 12345") || $0.contains("ram.kumar@") }, "its personal data sealed")
 
         let store = try SQLiteEventStore(readingAt: data.appendingPathComponent("events.db").path)
         let lastStored = try #require(try store.events(after: head - 1, limit: 1).first)

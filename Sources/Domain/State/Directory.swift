@@ -7,33 +7,67 @@ import StrataCore
 /// No single stream can answer "is this username taken?", so the command service keeps
 /// the directory whole in memory, folded from every `UserRegistered` and `InvoiceCreated`
 /// (a few dozen bytes per user and per customer). Folding an event twice changes nothing.
+///
+/// Emails are personal data: the directory keeps each as what `emailKey` makes of it, which
+/// in the command service is a keyed digest (CONTRACT.md "Personal data"), so the writer's
+/// memory holds no clear email. An email that reaches it sealed (its subject erased) is
+/// not kept, and an erased user's email is let go: nobody can know it any more.
 public struct Directory: Sendable, Hashable {
     /// Lowercased username → user id: usernames are unique regardless of case.
     public private(set) var usernames: [String: String] = [:]
-    /// Normalized email → user id.
+    /// The key of each normalized email → user id.
     public private(set) var emails: [String: String] = [:]
     /// Party ids of invoice customers.
     public private(set) var parties: Set<String> = []
+    public let emailKey: EmailKey
 
-    public init() {}
+    public init(emailKey: EmailKey = .plain) {
+        self.emailKey = emailKey
+    }
 
     public func userId(forUsername username: String) -> String? {
         usernames[username.lowercased()]
     }
 
     public func userId(forEmail email: String) -> String? {
-        emails[FieldRules.normalizedEmail(email)]
+        emails[emailKey.make(FieldRules.normalizedEmail(email))]
     }
 
     public mutating func apply(_ event: StrataEvent) {
         switch event {
         case .userRegistered(let e):
             usernames[e.username.lowercased()] = e.userId
-            emails[FieldRules.normalizedEmail(e.email.value)] = e.userId
+            if !e.email.isSealed, e.email != .erased {
+                emails[emailKey.make(FieldRules.normalizedEmail(e.email.value))] = e.userId
+            }
         case .invoiceCreated(let e):
             parties.insert(e.customer.partyId)
+        case .personalDataErased(let e) where e.kind == .user:
+            for (key, userId) in emails where userId == e.subjectId { emails[key] = nil }
         default:
             break
         }
     }
+
+    public static func == (a: Directory, b: Directory) -> Bool {
+        a.usernames == b.usernames && a.emails == b.emails && a.parties == b.parties
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(usernames)
+        hasher.combine(emails)
+        hasher.combine(parties)
+    }
+}
+
+/// How the directory keys a normalized email: the email itself (`plain`, for tests and
+/// tools), or a keyed digest of it (the command service).
+public struct EmailKey: Sendable {
+    public let make: @Sendable (String) -> String
+
+    public init(_ make: @escaping @Sendable (String) -> String) {
+        self.make = make
+    }
+
+    public static let plain = EmailKey { $0 }
 }

@@ -2,6 +2,7 @@ import EventStore
 import Events
 import Foundation
 import StrataCore
+import SubjectKeys
 
 /// `strata admin bootstrap`: the operator act that creates the first approved ADMIN.
 ///
@@ -48,13 +49,17 @@ enum AdminBootstrapCommand {
             throw CommandFailure.environment("cannot open \(configuration.eventStorePath): \(error)")
         }
 
+        let sealer = try openSealer(configuration.subjectKeysPath)
+
         // Refuse when an admin exists, or the username or email is taken.
         var after: Int64 = 0
         while true {
             let batch = try store.events(after: after, limit: 1000, filter: .types([UserRegistered.eventType]))
             guard let last = batch.last else { break }
             for recorded in batch {
-                guard case .userRegistered(let user) = try recorded.decoded() else { continue }
+                guard case .userRegistered(let user) = try recorded.decoded()
+                    .openingPersonalData(stream: recorded.stream, with: sealer.opener)
+                else { continue }
                 if user.role == .admin {
                     throw CommandFailure.problem("refused: an admin exists already (\(user.userId)); admins add admins with RegisterUser")
                 }
@@ -66,7 +71,7 @@ enum AdminBootstrapCommand {
             after = last.position
         }
 
-        switch try registerAdmin(in: store, id: id, username: username, email: email).outcome {
+        switch try registerAdmin(in: store, sealer: sealer, id: id, username: username, email: email).outcome {
         case .accepted(let events):
             printLine("registered admin \(id) (\(username)) at position \(events[0].position)")
             return 0
@@ -76,13 +81,28 @@ enum AdminBootstrapCommand {
         }
     }
 
+    /// The key store of the data directory, for writing: bootstrap holds the event store's
+    /// writer lock, so no service writes it meanwhile.
+    static func openSealer(_ path: String) throws -> PersonalDataSealer {
+        do throws(SubjectKeyStoreError) {
+            return try PersonalDataSealer(store: SubjectKeyStore(writingAt: path))
+        } catch {
+            throw CommandFailure.environment(error.message)
+        }
+    }
+
     /// The operator act itself: UserRegistered {ADMIN, APPROVED} on `user-ID`, with command
-    /// id `operator-bootstrap-ID` and actor `operator`, expecting the stream not to exist.
-    static func registerAdmin(in store: SQLiteEventStore, id: String, username: String, email: String) throws
-        -> CommandResult
-    {
+    /// id `operator-bootstrap-ID` and actor `operator`, expecting the stream not to exist. The
+    /// email is sealed like any personal data, its key stored before the event.
+    static func registerAdmin(
+        in store: SQLiteEventStore, sealer: PersonalDataSealer, id: String, username: String, email: String
+    ) throws -> CommandResult {
         let stream = StreamName(category: "user", id: id)!
-        let event = UserRegistered(userId: id, username: username, email: PersonalData(email), role: .admin, status: .approved)
+        let clear = UserRegistered(
+            userId: id, username: username, email: PersonalData(email), role: .admin, status: .approved)
+        let sealed = try sealer.seal(.userRegistered(clear), stream: stream.description)
+        try sealer.storeNewKeys(at: Timestamp.now())
+        guard case .userRegistered(let event) = sealed else { preconditionFailure("sealing keeps the event's type") }
         let body = CanonicalJSON.bytes(["id": .string(id), "username": .string(username), "email": .string(email)])
         let write = try CommandWrite(
             commandId: "operator-bootstrap-\(id)", bodyDigest: HashChain.sha256(body), actor: "operator",

@@ -5,6 +5,7 @@ import EventStore
 import Events
 import Foundation
 import StrataCore
+import SubjectKeys
 import Synchronization
 import Workloads
 
@@ -237,8 +238,11 @@ enum BenchCommandsScenario {
         let keyId = "bench"
         let secret: [UInt8]
         let context: ZMQContext
+        /// The service's key store, which projectors beside it open personal data with.
+        let keysPath: String
 
         var endpoint: String { server.endpoints.commands }
+        var opener: PersonalDataOpener { PersonalDataOpener(keyStorePath: keysPath) }
 
         /// Sends `plan` from its clients at full speed (each pipelined, `window` ahead);
         /// accepted commands per second, from the first send to the last reply.
@@ -421,16 +425,23 @@ enum BenchCommandsScenario {
     static func withService<T>(
         at path: String, admin: String, keep: Bool, metricsFile: String? = nil, _ body: (Service) throws -> T
     ) throws -> T {
+        let keysPath = path + ".subject-keys"
         defer {
-            if !keep { for suffix in ["", "-wal", "-shm", "-lock"] { unlink(path + suffix) } }
+            if !keep {
+                for suffix in ["", "-wal", "-shm", "-lock"] {
+                    unlink(path + suffix)
+                    unlink(keysPath + suffix)
+                }
+            }
         }
         let secret = try KeysCommand.randomSecret()
-        try bootstrapAdmin(admin, storePath: path)
+        try bootstrapAdmin(admin, storePath: path, keysPath: keysPath)
         var keys = KeyFile()
         try keys.add(KeyFile.Key(id: "bench", secret: secret, scopes: [.commands, .history]))
         let any = "tcp://127.0.0.1:*"
         var settings = CommandServer.Settings(
             storePath: path, keys: keys, commandsEndpoint: any, eventsEndpoint: any, historyEndpoint: any)
+        settings.subjectKeysPath = keysPath
         let logger = Logger(label: "bench-serve", minimumLevel: .warning)
         let observability = Observability(
             metricsFile: metricsFile, metricsIntervalSeconds: 1, logLevel: logger.minimumLevel)
@@ -454,7 +465,7 @@ enum BenchCommandsScenario {
         let context = try ZMQContext()
         let result: Result<T, any Error>
         do {
-            result = .success(try body(Service(server: server, secret: secret, context: context)))
+            result = .success(try body(Service(server: server, secret: secret, context: context, keysPath: keysPath)))
         } catch {
             result = .failure(error)
         }
@@ -467,7 +478,7 @@ enum BenchCommandsScenario {
 
     /// What `strata admin bootstrap` does, on a store closed again on return (its deinit
     /// releases the writer lock), so the service can open it.
-    static func bootstrapAdmin(_ id: String, storePath: String) throws {
+    static func bootstrapAdmin(_ id: String, storePath: String, keysPath: String) throws {
         let store: SQLiteEventStore
         do {
             store = try SQLiteEventStore(path: storePath)
@@ -475,7 +486,8 @@ enum BenchCommandsScenario {
             throw CommandFailure.environment("cannot create the store \(storePath): \(error)")
         }
         let result = try AdminBootstrapCommand.registerAdmin(
-            in: store, id: id, username: id, email: "\(id)@bench.example.com")
+            in: store, sealer: AdminBootstrapCommand.openSealer(keysPath), id: id, username: id,
+            email: "\(id)@bench.example.com")
         guard case .accepted = result.outcome else {
             throw CommandFailure.environment("cannot register the admin in \(storePath)")
         }

@@ -2,6 +2,7 @@ import Bus
 import EventStore
 import Foundation
 import StrataCore
+import SubjectKeys
 import Workloads
 
 /// `strata bench memory`: the command service's resident memory as the history it serves
@@ -47,7 +48,8 @@ enum BenchMemoryScenario {
         _ = try BenchCommand.scratchDirectory(data)
         let admin = "bench-admin"
         let today = Timestamp.now().date
-        try BenchCommandsScenario.bootstrapAdmin(admin, storePath: storePath)
+        try BenchCommandsScenario.bootstrapAdmin(
+            admin, storePath: storePath, keysPath: data + "/" + SubjectKeyStore.fileName)
         let secret = try KeysCommand.randomSecret()
         var keys = KeyFile()
         try keys.add(KeyFile.Key(id: keyId, secret: secret, scopes: [.commands, .history]))

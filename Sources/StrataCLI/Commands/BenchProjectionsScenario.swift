@@ -85,7 +85,8 @@ enum BenchProjectionsScenario {
                     for (name, projections) in [("readmodels", ReadModels.all), ("audit", ReadModels.audit)] {
                         let output = "\(directory)/rebuild-\(name)-\(run).db"
                         let result = try Rebuild.run(
-                            name: name, projections: projections, from: StoreHistory(store: store), into: output)
+                            name: name, projections: projections, from: StoreHistory(store: store), into: output,
+                            opener: service.opener)
                         if let stop = result.stop { throw CommandFailure.problem("the rebuild of \(name) stopped: \(stop)") }
                         events = result.events
                         if name == "audit" { audit.append(result.eventsPerSecond) } else { readModels.append(result.eventsPerSecond) }
@@ -130,9 +131,10 @@ enum BenchProjectionsScenario {
         _ service: BenchCommandsScenario.Service, path: String, lags: Locked<Lags>
     ) throws -> Projector {
         let key = KeyFile.Key(id: service.keyId, secret: service.secret, scopes: [.history])
-        let settings = Projector.Settings(
+        var settings = Projector.Settings(
             name: "readmodels", databasePath: path, eventsEndpoint: service.server.endpoints.events,
             historyEndpoint: service.server.endpoints.history, key: key)
+        settings.opener = service.opener
         do throws(ProjectorError) {
             return try Projector.start(
                 settings, projections: ReadModels.all, logger: Logger(label: "bench-project", minimumLevel: .warning)

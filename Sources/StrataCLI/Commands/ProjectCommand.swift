@@ -18,6 +18,9 @@ enum ProjectCommand {
             OptionSpec("resume", help: "Clear a recorded stop and try the event again (after a fix)."),
             OptionSpec("skip", value: "POSITION", help: "Pass over the event the projection stopped at (needs --reason)."),
             OptionSpec("reason", value: "TEXT", help: "Why the event is skipped; recorded in strata_skipped."),
+            OptionSpec(
+                "open-through-history",
+                help: "On another host than the service: personal data opened by history (a personal-data key)."),
         ] + Observability.options,
         discussion: """
             Subscribes to the events endpoint, catches up through the history endpoint from the file's
@@ -26,6 +29,11 @@ enum ProjectCommand {
             whatever the bus drops, the file converges on the store. It signs history requests with
             --key (or STRATA_KEY), else the first key of the key file with the history scope (and a CURVE
             pair, when the key file holds the service's CURVE key: both sockets then connect with it).
+
+            Personal data arrives sealed. Beside the service it is opened through DATA/subject-keys.db
+            (read-only). On another host, --open-through-history reads every event that carries personal
+            data from history, which opens it for a key with the personal-data scope; the bus never
+            carries it in clear.
 
             An event a projection cannot apply stops it: the position, the event and the error are
             logged, recorded in the file and shown by `strata status`, and the process exits 1. Once the
@@ -61,6 +69,16 @@ enum ProjectCommand {
             name: target.name, databasePath: target.path, eventsEndpoint: configuration.eventsEndpoint,
             historyEndpoint: configuration.historyEndpoint, key: signing.key)
         settings.curve = signing.curve
+        if arguments.flag("open-through-history") {
+            guard signing.key.scopes.contains(.personalData) else {
+                throw CommandFailure.environment(
+                    "--open-through-history needs a key with the personal-data scope; \(signing.key.id) has "
+                        + signing.key.scopes.sorted().map(\.rawValue).joined(separator: ", "))
+            }
+            settings.openThroughHistory = true
+        } else {
+            settings.opener = configuration.personalDataOpener
+        }
         if let hwm = try arguments.integer("subscriber-hwm", in: 1...10_000_000) { settings.receiveHighWaterMark = Int32(hwm) }
         if let bytes = try arguments.integer("subscriber-buffer", in: 4096...1_073_741_824) {
             settings.receiveBufferBytes = Int32(bytes)

@@ -104,7 +104,9 @@ enum QueryCommand {
 
         let view: QueryView
         if let asOf {
-            view = try QueryView.asOf(asOf, query: query, livePath: livePath, storePath: configuration.eventStorePath)
+            view = try QueryView.asOf(
+                asOf, query: query, livePath: livePath, storePath: configuration.eventStorePath,
+                opener: configuration.personalDataOpener)
         } else if let minimum {
             view = try QueryView.live(
                 query: query, path: livePath, minimumPosition: minimum, waitSeconds: Int(wait ?? 10))

@@ -54,6 +54,7 @@ enum RebuildCommand {
             let result = try Rebuild.run(
                 name: target.name, projections: target.projections, from: StoreHistory(store: store), into: output,
                 upTo: snapshot?.checkpoint, skips: try snapshot?.skips() ?? [],
+                opener: configuration.personalDataOpener,
                 progress: progress.map { progress in
                     { position, head in
                         progress.total = head

@@ -1,4 +1,5 @@
 import EventStore
+import Events
 import Foundation
 import Projections
 import ProjectorRuntime
@@ -52,7 +53,9 @@ struct QueryView {
 
     /// The projections the query needs, built from the store up to `asOf` in a scratch
     /// file, passing over the skips an operator recorded in the live file.
-    static func asOf(_ asOf: AsOf, query: NamedQuery, livePath: String, storePath: String) throws -> QueryView {
+    static func asOf(
+        _ asOf: AsOf, query: NamedQuery, livePath: String, storePath: String, opener: any PersonalDataOpening
+    ) throws -> QueryView {
         let store = try VerifyCommand.openReadOnly(storePath)
         let head: Int64
         let position: Int64
@@ -85,7 +88,7 @@ struct QueryView {
             let skips = try ProjectionSnapshot(path: livePath)?.skips() ?? []
             let result = try Rebuild.run(
                 name: query.file, projections: query.projections, from: StoreHistory(store: store), into: path,
-                upTo: position, skips: skips,
+                upTo: position, skips: skips, opener: opener,
                 progress: progress.map { progress in { done, _ in progress.update(done) } })
             progress?.finish()
             if let stop = result.stop {

@@ -1,0 +1,76 @@
+import Bus
+import Foundation
+import StrataCore
+
+/// `strata forget --subject ID --reason TEXT --actor ADMIN`: the signed erasure command for
+/// one data subject (docs/personal-data.md), sent like `strata send` sends any command.
+enum ForgetCommand {
+    static let spec = CommandSpec(
+        ["forget"], summary: "Erase one data subject's personal data (crypto-shredding); print the reply.",
+        options: Configuration.options
+            + Configuration.endpointOptions.filter { $0.name == "commands" || $0.name == "key" } + [
+            OptionSpec("subject", value: "ID", help: "The account, party or user id whose personal data goes."),
+            OptionSpec("kind", value: "KIND", help: "ACCOUNT, PARTY or USER: needed when the id names several."),
+            OptionSpec("reason", value: "TEXT", help: "Why (recorded in the event and the audit log)."),
+            OptionSpec("actor", value: "ADMIN", help: "The approved admin who erases."),
+            OptionSpec(
+                "id", value: "COMMAND_ID", help: "The command id (default: forget-SUBJECT- and a random suffix)."),
+            OptionSpec("timeout", value: "SECONDS", help: "How long to wait for the reply (default 30)."),
+        ],
+        discussion: """
+            Sends EraseSubject {subjectId, kind?, reason} for --actor, signed with the key named by --key
+            (which needs the commands scope), and prints the reply as one JSON line. The service records
+            PersonalDataErased and destroys the subject's key: from then on its names, phones, emails,
+            addresses and tax ids read as "[erased]" everywhere (the projections, rebuilds, queries as of
+            any date), while its loans, invoices and amounts stay, and `strata verify` still passes.
+
+            Without --kind the id is looked up among accounts, parties and users; an id found in more
+            than one is refused (INVALID AMBIGUOUS_SUBJECT). An unknown subject is NOT_FOUND, a subject
+            erased already REJECTED ALREADY_ERASED, and an actor who is not an approved admin FORBIDDEN.
+
+            Exit codes: 0 erased, 1 refused, 2 usage or environment (no such key, no reply).
+            """)
+
+    static let subcommand = Subcommand(spec: spec) { arguments, environment in
+        let configuration = try Configuration.resolve(arguments, environment: environment)
+        guard let subject = arguments.value("subject"), let reason = arguments.value("reason"),
+            let actor = arguments.value("actor")
+        else {
+            throw UsageError("--subject, --reason and --actor are all required")
+        }
+        guard let keyId = configuration.key else {
+            throw UsageError("name the key to sign with: --key ID (or STRATA_KEY)")
+        }
+        var payload: [String: JSONValue] = ["subjectId": .string(subject), "reason": .string(reason)]
+        if let kind = arguments.value("kind") { payload["kind"] = .string(kind.uppercased()) }
+        let commandId = arguments.value("id") ?? "forget-\(String(subject.prefix(64)))-\(randomSuffix())"
+        let body = CanonicalJSON.bytes(
+            ["id": .string(commandId), "type": "EraseSubject", "actor": .string(actor), "payload": .object(payload)])
+        let timeoutSeconds = try arguments.integer("timeout", in: 1...86_400) ?? 30
+
+        let keys = try ServeCommand.readKeyFile(configuration.keysFile)
+        guard let key = keys.key(keyId) else {
+            throw CommandFailure.environment("no key \(keyId) in \(configuration.keysFile)")
+        }
+        let signing = try configuration.signingKey(key, in: keys)
+        let context = try ZMQContext()
+        let client = try SignedClient(
+            context, endpoint: configuration.commandsEndpoint, keyId: key.id, secret: key.secret, curve: signing.curve)
+        defer { client.close() }
+        var accepted = false
+        try SendCommand.pipeline(
+            [body], through: client, timeoutSeconds: timeoutSeconds, endpoint: configuration.commandsEndpoint,
+            curve: signing.curve != nil
+        ) { reply in
+            accepted = (try? JSONParser.parse(reply))?["ok"] == .bool(true)
+            write(String(decoding: reply, as: UTF8.self) + "\n", to: .standardOutput)
+        }
+        return accepted ? 0 : 1
+    }
+
+    /// Eight random hex digits, so that running `forget` again is a new command (refused as
+    /// ALREADY_ERASED) rather than a retry answered from the journal.
+    private static func randomSuffix() -> String {
+        String(UInt32.random(in: 0...UInt32.max), radix: 16)
+    }
+}

@@ -1,0 +1,207 @@
+import CommandService
+import Domain
+import EventStore
+import Events
+import Foundation
+import StrataCore
+import StrataTesting
+import SubjectKeys
+import Testing
+
+// The writer with a sealer, as `strata serve` runs it: personal data stored sealed, each
+// subject's key stored before its events, keys destroyed after their erasure is committed.
+
+private let clock = FixedClock()
+
+/// A store that fails every append after the keys are stored.
+private final class RefusingStore: EventStore {
+    let inner: any EventStore
+    init(_ inner: any EventStore) { self.inner = inner }
+    func appendReturningEvents(_ commands: [CommandWrite]) throws(StoreError)
+        -> (results: [CommandResult], events: [RecordedEvent])
+    {
+        throw StoreError(.full, "disk full")
+    }
+    func head() throws(StoreError) -> Int64 { try inner.head() }
+    func events(after position: Int64, limit: Int, filter: EventFilter) throws(StoreError) -> [RecordedEvent] {
+        try inner.events(after: position, limit: limit, filter: filter)
+    }
+    func events(in stream: StreamName, fromVersion: Int64, limit: Int) throws(StoreError) -> [RecordedEvent] {
+        try inner.events(in: stream, fromVersion: fromVersion, limit: limit)
+    }
+    func version(of stream: StreamName) throws(StoreError) -> Int64 { try inner.version(of: stream) }
+    func journalEntry(commandId: String) throws(StoreError) -> JournalEntry? { try inner.journalEntry(commandId: commandId) }
+    func verify(progress: (@Sendable (Int64) -> Void)?) throws(StoreError) -> ChainReport { try inner.verify(progress: progress) }
+}
+
+/// A data directory's store and key store.
+private struct Files {
+    let directory: URL
+    var storePath: String { directory.appendingPathComponent("events.db").path }
+    var keysPath: String { SubjectKeyStore.path(inDataDirectory: directory.path) }
+
+    init() throws {
+        directory = try ChildProcess.temporaryDirectory("writer-sealing")
+    }
+
+    func sealer() throws -> PersonalDataSealer {
+        try PersonalDataSealer(store: SubjectKeyStore(writingAt: keysPath))
+    }
+}
+
+private func pending(_ id: String, actor: String, _ command: Command) -> CommandWriter.Pending {
+    let body = CommandBody(id: id, type: command.type, actor: actor, payload: command.payloadJSON.objectValue!)
+    return CommandWriter.Pending(routingId: [1], keyId: "svc", keyRoles: nil, body: body, bodyBytes: body.json)
+}
+
+private func bootstrap(_ store: any EventStore) throws {
+    let event = UserRegistered(userId: "admin-1", username: "root", email: "root@example.com", role: .admin, status: .approved)
+    _ = try store.append(
+        CommandWrite(
+            commandId: "operator-bootstrap-admin-1", bodyDigest: HashChain.sha256([]), actor: "operator",
+            commandType: "BootstrapAdmin",
+            decision: .append([try NewEvent(stream: StreamName("user-admin-1")!, event: event)], expectations: [:])))
+}
+
+private let signUp = [
+    pending(
+        "s1", actor: "agent-7",
+        .registerUser(RegisterUser(userId: "agent-7", username: "ravi", email: "ravi@example.com", role: .agent))),
+    pending("s2", actor: "admin-1", .approveAgent(ApproveAgent(agentId: "agent-7"))),
+    pending(
+        "s3", actor: "agent-7",
+        .openAccount(
+            OpenAccount(
+                accountId: "A1", name: "Lakshmi Narayan", phone: "+919845012345", email: "lakshmi@example.com",
+                address: "4 Temple Street, Mysuru", assignedAgentId: "agent-7"))),
+]
+
+private func accepted(_ reply: CommandReply) -> Bool {
+    if case .accepted = reply { return true }
+    return false
+}
+
+private func reason(_ reply: CommandReply) -> String? {
+    if case .refused(_, _, let error) = reply { return error.reason }
+    return nil
+}
+
+@Suite("Command writer: sealing personal data")
+struct CommandWriterSealingTests {
+    @Test func personalDataIsStoredSealedUnderKeysStoredFirst() throws {
+        let files = try Files()
+        defer { try? FileManager.default.removeItem(at: files.directory) }
+        let store = try SQLiteEventStore(path: files.storePath, clock: clock)
+        try bootstrap(store)
+        let writer = try CommandWriter(store: store, clock: clock, sealer: try files.sealer())
+        let committed = writer.process(signUp)
+        #expect(committed.replies.allSatisfy { accepted($0.reply) })
+        for event in committed.events {
+            let text = String(decoding: event.data, as: UTF8.self)
+            for clear in ["ravi@example.com", "Lakshmi", "+919845012345", "lakshmi@", "Temple"] { #expect(!text.contains(clear)) }
+        }
+        #expect(
+            try SubjectKeyStore(readingAt: files.keysPath).subjects()
+                == [DataSubject(.account, "A1"), DataSubject(.user, "agent-7")])
+        // What was published is what was stored, and it opens to what was decided.
+        #expect(committed.events == (try store.events(after: 1, limit: 10)))
+        let opener = PersonalDataOpener(keyStorePath: files.keysPath)
+        let opened = try committed.events[2].decoded().openingPersonalData(stream: "account-A1", with: opener)
+        #expect(
+            opened
+                == .accountOpened(
+                    AccountOpened(
+                        accountId: "A1", name: "Lakshmi Narayan", phone: "+919845012345", email: "lakshmi@example.com",
+                        address: "4 Temple Street, Mysuru", assignedAgentId: "agent-7", openedBy: "agent-7", status: .active)))
+    }
+
+    @Test func keysAreStoredBeforeTheAppendIsTried() throws {
+        let files = try Files()
+        defer { try? FileManager.default.removeItem(at: files.directory) }
+        let store = try SQLiteEventStore(path: files.storePath, clock: clock)
+        try bootstrap(store)
+        let failing = try CommandWriter(store: RefusingStore(store), clock: clock, sealer: try files.sealer())
+        let refused = failing.process(signUp)
+        #expect(refused.failure?.kind == .full)
+        #expect(try store.head() == 1)
+        // The keys are there (an orphan key is harmless); a retry reuses them.
+        let orphans = try SubjectKeyStore(readingAt: files.keysPath)
+        let key = try #require(try orphans.key(of: DataSubject(.account, "A1")))
+        let writer = try CommandWriter(store: store, clock: clock, sealer: try files.sealer())
+        #expect(writer.process(signUp).replies.allSatisfy { accepted($0.reply) })
+        let stored = try store.events(after: 3, limit: 1)[0]
+        #expect(String(decoding: stored.data, as: UTF8.self).contains("\"pd1.\(key.id)."))
+    }
+
+    @Test func anErasureDestroysTheKeyOnceItIsCommitted() throws {
+        let files = try Files()
+        defer { try? FileManager.default.removeItem(at: files.directory) }
+        let store = try SQLiteEventStore(path: files.storePath, clock: clock)
+        try bootstrap(store)
+        let writer = try CommandWriter(store: store, clock: clock, sealer: try files.sealer())
+        _ = writer.process(signUp)
+        let keys = try SubjectKeyStore(readingAt: files.keysPath)
+        #expect(try keys.key(of: DataSubject(.account, "A1")) != nil)
+        let erasure = writer.process([
+            pending("e1", actor: "admin-1", .eraseSubject(EraseSubject(subjectId: "A1", reason: "asked to"))),
+            pending("e2", actor: "admin-1", .eraseSubject(EraseSubject(subjectId: "A1", reason: "again"))),
+            pending(
+                "e3", actor: "agent-7",
+                .updateAccount(UpdateAccount(accountId: "A1", name: "Lakshmi N"))),
+        ])
+        #expect(erasure.erasureFailure == nil)
+        #expect(accepted(erasure.replies[0].reply))
+        #expect(reason(erasure.replies[1].reply) == "ALREADY_ERASED")
+        #expect(reason(erasure.replies[2].reply) == "SUBJECT_ERASED")
+        #expect(try keys.key(of: DataSubject(.account, "A1")) == nil)
+        #expect(try keys.key(of: DataSubject(.user, "agent-7")) != nil)
+        let opened = try store.events(after: 3, limit: 1)[0].decoded()
+            .openingPersonalData(stream: "account-A1", with: PersonalDataOpener(keyStorePath: files.keysPath))
+        guard case .accountOpened(let account) = opened else {
+            Issue.record("not an AccountOpened: \(opened)")
+            return
+        }
+        #expect([account.name, account.phone, account.address, account.email] == [.erased, .erased, .erased, .erased])
+        #expect(account.accountId == "A1" && account.assignedAgentId == "agent-7")
+        #expect(try store.verify().isIntact)
+    }
+
+    /// A crash after the erasure's commit and before its key was destroyed: the next start
+    /// finishes the erasure.
+    @Test func aKeyAnInterruptedErasureLeftIsDestroyedAtStart() throws {
+        let files = try Files()
+        defer { try? FileManager.default.removeItem(at: files.directory) }
+        let store = try SQLiteEventStore(path: files.storePath, clock: clock)
+        try bootstrap(store)
+        _ = try CommandWriter(store: store, clock: clock, sealer: try files.sealer()).process(signUp)
+        let event = PersonalDataErased(subjectId: "agent-7", kind: .user, erasedBy: "admin-1", reason: "asked to")
+        _ = try store.append(
+            CommandWrite(
+                commandId: "e1", bodyDigest: HashChain.sha256([]), actor: "admin-1", commandType: "EraseSubject",
+                decision: .append([try NewEvent(stream: StreamName("user-agent-7")!, event: event)], expectations: [:])))
+        #expect(try SubjectKeyStore(readingAt: files.keysPath).key(of: DataSubject(.user, "agent-7")) != nil)
+        _ = try CommandWriter(store: store, clock: clock, sealer: try files.sealer())
+        #expect(try SubjectKeyStore(readingAt: files.keysPath).key(of: DataSubject(.user, "agent-7")) == nil)
+        #expect(try SubjectKeyStore(readingAt: files.keysPath).key(of: DataSubject(.account, "A1")) != nil)
+    }
+
+    /// The directory is folded from sealed emails at start: uniqueness holds across restarts,
+    /// checked on the keyed digest.
+    @Test func emailsStayUniqueWhenTheWriterStartsAgain() throws {
+        let files = try Files()
+        defer { try? FileManager.default.removeItem(at: files.directory) }
+        let store = try SQLiteEventStore(path: files.storePath, clock: clock)
+        try bootstrap(store)
+        _ = try CommandWriter(store: store, clock: clock, sealer: try files.sealer()).process(signUp)
+        let restarted = try CommandWriter(store: store, clock: clock, sealer: try files.sealer())
+        func register(_ id: String, _ user: String, _ username: String, _ email: String) -> CommandWriter.Pending {
+            pending(id, actor: user, .registerUser(RegisterUser(userId: user, username: username, email: PersonalData(email), role: .agent)))
+        }
+        let replies = restarted.process([
+            register("r1", "agent-8", "ravi2", "RAVI@example.com"),
+            register("r2", "agent-9", "xnine", "root@example.com"),
+            register("r3", "agent-9", "xnine", "x9@example.com"),
+        ]).replies
+        #expect(replies.map { reason($0.reply) } == ["EMAIL_TAKEN", "EMAIL_TAKEN", nil])
+    }
+}

@@ -1,0 +1,66 @@
+import EventStore
+import Events
+import StrataCore
+import Testing
+
+@testable import ProjectorRuntime
+
+private func recorded(_ position: Int64, stream: String, data: String) -> RecordedEvent {
+    RecordedEvent(
+        position: position, stream: stream, version: 1, type: "InvoiceCreated", schemaVersion: 1,
+        recordedAt: "2026-11-20T10:00:00.000Z", data: Array(data.utf8), metadata: Array(#"{"actor":"a","commandId":"c"}"#.utf8),
+        prevHash: String(repeating: "0", count: 64), hash: String(repeating: "0", count: 64))
+}
+
+@Suite struct HistoryOpenedValuesTests {
+    @Test func whatHistoryOpenedOpensOnceAndNothingElse() throws {
+        let values = HistoryOpenedValues()
+        let event = recorded(
+            7, stream: "invoice-I1",
+            data: #"{"customer":{"name":"pd1.party:P1:k.a","taxId":"pd1.party:P1:k.b"},"invoiceId":"I1"}"#)
+        try values.learn(
+            HistoryPage(
+                events: [event], head: 7, opened: [7: ["/customer/name": "Acme Traders", "/customer/taxId": "[erased]"]]))
+        #expect(try values.open("pd1.party:P1:k.a", stream: "invoice-I1") == "Acme Traders")
+        #expect(try values.open("pd1.party:P1:k.b", stream: "invoice-I1") == .erased)
+        // Each value once: its event is applied once.
+        #expect(throws: PersonalDataError.self) { try values.open("pd1.party:P1:k.a", stream: "invoice-I1") }
+        #expect(throws: PersonalDataError.self) { try values.open("pd1.party:P9:k.z", stream: "invoice-I9") }
+    }
+
+    @Test func openedFieldsMustNameSealedValues() {
+        let values = HistoryOpenedValues()
+        let event = recorded(3, stream: "invoice-I1", data: #"{"customer":{"name":"Acme"},"invoiceId":"I1"}"#)
+        #expect(throws: HistoryError.self) {
+            try values.learn(HistoryPage(events: [event], head: 3, opened: [3: ["/customer/name": "Acme"]]))
+        }
+        #expect(throws: HistoryError.self) {
+            try values.learn(HistoryPage(events: [event], head: 3, opened: [3: ["/customer/nothing": "x"]]))
+        }
+    }
+
+    @Test func pointersFollowRFC6901() throws {
+        let data = try JSONParser.parse(Array(#"{"a/b":{"c~d":["x","y"]},"e":"f"}"#.utf8))
+        #expect(HistoryOpenedValues.string(at: "/a~1b/c~0d/1", in: data) == "y")
+        #expect(HistoryOpenedValues.string(at: "/e", in: data) == "f")
+        #expect(HistoryOpenedValues.string(at: "/a~1b/c~0d/2", in: data) == nil)
+        #expect(HistoryOpenedValues.string(at: "/missing", in: data) == nil)
+    }
+
+    @Test func onlyEventsWithSealedValuesNeedHistory() {
+        #expect(HistoryOpenedValues.needsHistory(recorded(1, stream: "invoice-I1", data: #"{"name":"pd1.party:P1:k.a"}"#)))
+        #expect(!HistoryOpenedValues.needsHistory(recorded(1, stream: "loan-L1", data: #"{"notes":"pd1 is not sealed"}"#)))
+    }
+
+    @Test func aPageWithOpenedFieldsIsRead() throws {
+        let event = recorded(7, stream: "invoice-I1", data: #"{"customer":{"name":"pd1.party:P1:k.a"},"invoiceId":"I1"}"#)
+        let reply = Array(#"{"events":["#.utf8) + event.json
+            + Array(#"],"head":9,"ok":true,"opened":{"7":{"/customer/name":"Acme Traders"}}}"#.utf8)
+        let page = try BusHistory.parse(reply)
+        #expect(page.events == [event] && page.head == 9)
+        #expect(page.opened == [7: ["/customer/name": "Acme Traders"]])
+        #expect(throws: HistoryError.self) {
+            try BusHistory.parse(Array(#"{"events":[],"head":9,"ok":true,"opened":{"7":{"/x":1}}}"#.utf8))
+        }
+    }
+}
