@@ -13,27 +13,6 @@ import Testing
 
 private let clock = FixedClock()
 
-/// A store that fails every append after the keys are stored.
-private final class RefusingStore: EventStore {
-    let inner: any EventStore
-    init(_ inner: any EventStore) { self.inner = inner }
-    func appendReturningEvents(_ commands: [CommandWrite]) throws(StoreError)
-        -> (results: [CommandResult], events: [RecordedEvent])
-    {
-        throw StoreError(.full, "disk full")
-    }
-    func head() throws(StoreError) -> Int64 { try inner.head() }
-    func events(after position: Int64, limit: Int, filter: EventFilter) throws(StoreError) -> [RecordedEvent] {
-        try inner.events(after: position, limit: limit, filter: filter)
-    }
-    func events(in stream: StreamName, fromVersion: Int64, limit: Int) throws(StoreError) -> [RecordedEvent] {
-        try inner.events(in: stream, fromVersion: fromVersion, limit: limit)
-    }
-    func version(of stream: StreamName) throws(StoreError) -> Int64 { try inner.version(of: stream) }
-    func journalEntry(commandId: String) throws(StoreError) -> JournalEntry? { try inner.journalEntry(commandId: commandId) }
-    func verify(progress: (@Sendable (Int64) -> Void)?) throws(StoreError) -> ChainReport { try inner.verify(progress: progress) }
-}
-
 /// A data directory's store and key store.
 private struct Files {
     let directory: URL
@@ -120,7 +99,7 @@ struct CommandWriterSealingTests {
         defer { try? FileManager.default.removeItem(at: files.directory) }
         let store = try SQLiteEventStore(path: files.storePath, clock: clock)
         try bootstrap(store)
-        let failing = try CommandWriter(store: RefusingStore(store), clock: clock, sealer: try files.sealer())
+        let failing = try CommandWriter(store: FailingStore(store, failure: StoreError(.full, "disk full")), clock: clock, sealer: try files.sealer())
         let refused = failing.process(signUp)
         #expect(refused.failure?.kind == .full)
         #expect(try store.head() == 1)

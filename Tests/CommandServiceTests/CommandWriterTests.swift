@@ -7,27 +7,6 @@ import StrataCore
 import StrataTesting
 import Testing
 
-/// A store that fails every append, for the "a failed commit acknowledges nothing" rule.
-private final class FailingStore: EventStore {
-    let inner: any EventStore
-    init(_ inner: any EventStore) { self.inner = inner }
-    func appendReturningEvents(_ commands: [CommandWrite]) throws(StoreError)
-        -> (results: [CommandResult], events: [RecordedEvent])
-    {
-        throw StoreError(.io, "disk on fire")
-    }
-    func head() throws(StoreError) -> Int64 { try inner.head() }
-    func events(after position: Int64, limit: Int, filter: EventFilter) throws(StoreError) -> [RecordedEvent] {
-        try inner.events(after: position, limit: limit, filter: filter)
-    }
-    func events(in stream: StreamName, fromVersion: Int64, limit: Int) throws(StoreError) -> [RecordedEvent] {
-        try inner.events(in: stream, fromVersion: fromVersion, limit: limit)
-    }
-    func version(of stream: StreamName) throws(StoreError) -> Int64 { try inner.version(of: stream) }
-    func journalEntry(commandId: String) throws(StoreError) -> JournalEntry? { try inner.journalEntry(commandId: commandId) }
-    func verify(progress: (@Sendable (Int64) -> Void)?) throws(StoreError) -> ChainReport { try inner.verify(progress: progress) }
-}
-
 private let clock = FixedClock()
 
 /// The operator bootstrap's act, written straight to the store: the first admin.
@@ -197,7 +176,7 @@ struct CommandWriterTests {
     @Test func aFailedCommitAcknowledgesNothing() throws {
         let inner = InMemoryEventStore(clock: clock)
         try bootstrap(inner)
-        let writer = try CommandWriter(store: FailingStore(inner), clock: clock)
+        let writer = try CommandWriter(store: FailingStore(inner, failure: StoreError(.io, "disk on fire")), clock: clock)
         let committed = writer.process(lendingBatch())
         #expect(committed.events.isEmpty)
         #expect(committed.replies.map(\.reply.code) == Array(repeating: "INTERNAL", count: 6))
