@@ -28,20 +28,6 @@ private struct Files {
     }
 }
 
-private func pending(_ id: String, actor: String, _ command: Command) -> CommandWriter.Pending {
-    let body = CommandBody(id: id, type: command.type, actor: actor, payload: command.payloadJSON.objectValue!)
-    return CommandWriter.Pending(routingId: [1], keyId: "svc", keyRoles: nil, body: body, bodyBytes: body.json)
-}
-
-private func bootstrap(_ store: any EventStore) throws {
-    let event = UserRegistered(userId: "admin-1", username: "root", email: "root@example.com", role: .admin, status: .approved)
-    _ = try store.append(
-        CommandWrite(
-            commandId: "operator-bootstrap-admin-1", bodyDigest: HashChain.sha256([]), actor: "operator",
-            commandType: "BootstrapAdmin",
-            decision: .append([try NewEvent(stream: StreamName("user-admin-1")!, event: event)], expectations: [:])))
-}
-
 private let signUp = [
     pending(
         "s1", actor: "agent-7",

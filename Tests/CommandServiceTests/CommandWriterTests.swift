@@ -9,25 +9,6 @@ import Testing
 
 private let clock = FixedClock()
 
-/// The operator bootstrap's act, written straight to the store: the first admin.
-private func bootstrap(_ store: any EventStore) throws {
-    let event = UserRegistered(userId: "admin-1", username: "root", email: "root@example.com", role: .admin, status: .approved)
-    _ = try store.append(
-        CommandWrite(
-            commandId: "operator-bootstrap-admin-1", bodyDigest: HashChain.sha256([]), actor: "operator",
-            commandType: "BootstrapAdmin",
-            decision: .append([try NewEvent(stream: StreamName("user-admin-1")!, event: event)], expectations: [:])))
-}
-
-private func pending(_ id: String, actor: String, _ command: Command, expectedVersion: Int64? = nil, routing: UInt8 = 1)
-    -> CommandWriter.Pending
-{
-    let body = CommandBody(
-        id: id, type: command.type, actor: actor, payload: command.payloadJSON.objectValue!,
-        expectedVersion: expectedVersion)
-    return CommandWriter.Pending(routingId: [routing], keyId: "svc", keyRoles: nil, body: body, bodyBytes: body.json)
-}
-
 /// An agent signs up, is approved, opens an account; then a loan is requested, approved
 /// and paid in full — all in one batch, each command seeing the ones before it.
 private func lendingBatch() -> [CommandWriter.Pending] {

@@ -1,5 +1,32 @@
+import CommandService
+import Domain
 import EventStore
+import Events
 import StrataCore
+
+// What the writer tests share: the first admin, commands as the ingress hands them over, and
+// a store that refuses every append.
+
+/// The operator bootstrap's act, written straight to the store: the first admin.
+func bootstrap(_ store: any EventStore) throws {
+    let event = UserRegistered(userId: "admin-1", username: "root", email: "root@example.com", role: .admin, status: .approved)
+    _ = try store.append(
+        CommandWrite(
+            commandId: "operator-bootstrap-admin-1", bodyDigest: HashChain.sha256([]), actor: "operator",
+            commandType: "BootstrapAdmin",
+            decision: .append([try NewEvent(stream: StreamName("user-admin-1")!, event: event)], expectations: [:])))
+}
+
+/// `command` as the ingress hands it to the writer, sent by the key `svc`.
+func pending(_ id: String, actor: String, _ command: Command, expectedVersion: Int64? = nil, routing: UInt8 = 1)
+    -> CommandWriter.Pending
+{
+    let body = CommandBody(
+        id: id, type: command.type, actor: actor, payload: command.payloadJSON.objectValue!,
+        expectedVersion: expectedVersion)
+    return CommandWriter.Pending(routingId: [routing], keyId: "svc", keyRoles: nil, body: body, bodyBytes: body.json)
+}
+
 
 /// A store whose every append fails with `failure` (a full disk, an I/O error), reading
 /// through to `inner` otherwise: for the rule that a failed commit acknowledges nothing.
