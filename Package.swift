@@ -26,6 +26,8 @@ let package = Package(
         .systemLibrary(
             name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]),
+        // glibc's mallopt, for the long-running processes (`AllocatorTuning`).
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
 
         // The vocabulary every other target speaks: JSON and its canonical form,
         // calendar dates and timestamps, identifiers, the contract's error codes, the key file
@@ -78,7 +80,7 @@ let package = Package(
             name: "StrataCLI",
             dependencies: [
                 "Bus", "CommandService", "EventStore", "Events", "ProjectorRuntime", "Projections", "StrataCore",
-                "StrataSQLite", "SubjectKeys", "Workloads", "CSodium",
+                "StrataSQLite", "SubjectKeys", "Workloads", "CSodium", "CMalloc",
             ],
             swiftSettings: strict),
         .executableTarget(name: "strata", dependencies: ["StrataCLI"], swiftSettings: strict),

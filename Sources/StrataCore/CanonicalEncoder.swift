@@ -11,6 +11,17 @@
 /// `EncodingError.invalidValue`.
 public enum CanonicalEncoder {
     public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+        // A value that writes itself (every event does) needs no arena and no tree.
+        if let writable = value as? any CanonicalJSONWritable {
+            var out: [UInt8] = []
+            out.reserveCapacity(512)
+            do throws(CanonicalJSONRefusal) {
+                try writable.writeCanonicalJSON(to: &out)
+            } catch {
+                throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: error.reason))
+            }
+            return out
+        }
         let arena = Arena()
         let root = Node(arena: arena, parent: nil, key: nil)
         try root.store(value)

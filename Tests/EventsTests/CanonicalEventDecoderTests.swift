@@ -8,7 +8,7 @@ import Testing
 
 /// The sample's type decoded from `bytes` by Foundation's decoder, behind the strict
 /// parser, as `EventRegistry` decoded every event before `CanonicalEventDecoder`.
-private func reference(like sample: StrataEvent, _ bytes: [UInt8]) -> (any DomainEvent)? {
+func reference(like sample: StrataEvent, _ bytes: [UInt8]) -> (any DomainEvent)? {
     func decode<E: DomainEvent>(_: E) -> (any DomainEvent)? {
         guard (try? JSONParser.parse(bytes)) != nil else { return nil }
         return try? JSONDecoder().decode(E.self, from: Data(bytes))
@@ -30,7 +30,7 @@ private func same(_ a: (any DomainEvent)?, _ b: (any DomainEvent)?) -> Bool {
 // MARK: - Generated data
 
 /// Strings that exercise the reader: plain, multi-byte UTF-8, and ones needing escapes.
-private func randomString(_ random: inout SplitMix64) -> String {
+func randomString(_ random: inout SplitMix64) -> String {
     let pieces = ["a", "Z", "7", "-", " ", "é", "中", "😀", "\u{2028}", "/", "\"", "\\", "\n", "\u{01}", "\u{7F}"]
     let count = Int.random(in: 0...16, using: &random)
     // Mostly plain text, so that most documents are canonical without escapes.
@@ -53,7 +53,7 @@ private let enumSpellings =
 /// A leaf replaced by another of the same kind: dates by dates (some impossible), enum
 /// spellings by spellings of any enum, timestamps by timestamps, other strings and
 /// integers by anything of their kind.
-private func vary(_ leaf: JSONValue, _ random: inout SplitMix64) -> JSONValue {
+func vary(_ leaf: JSONValue, _ random: inout SplitMix64) -> JSONValue {
     switch leaf {
     case .integer:
         return .integer(
