@@ -348,10 +348,20 @@ public final class SQLiteEventStore: EventStore {
 private struct SQLiteBackend: AppendBackend {
     let connection: SQLiteConnection
 
+    private static let journalLookup = SQLiteStatementKey(
+        "SELECT body_digest, key_id, actor, command_type, result, recorded_at, head FROM commands WHERE command_id = ?")
+    private static let streamVersion = SQLiteStatementKey("SELECT max(version) FROM events WHERE stream = ?")
+    private static let insertEvent = SQLiteStatementKey(
+        "INSERT INTO events (\(SQLiteEventStore.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    private static let insertJournalEntry = SQLiteStatementKey(
+        """
+        INSERT INTO commands (command_id, body_digest, key_id, actor, command_type, outcome, result, recorded_at, head)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """)
+
     func journalEntry(commandId: String) throws(StoreError) -> JournalEntry? {
         do {
-            let s = try connection.statement(
-                "SELECT body_digest, key_id, actor, command_type, result, recorded_at, head FROM commands WHERE command_id = ?")
+            let s = try connection.statement(Self.journalLookup)
             defer { s.reset() }
             try s.bind(commandId, at: 1)
             guard try s.step() else { return nil }
@@ -375,7 +385,11 @@ private struct SQLiteBackend: AppendBackend {
 
     func currentVersion(of stream: String) throws(StoreError) -> Int64 {
         do {
-            return try connection.scalarInteger("SELECT max(version) FROM events WHERE stream = ?", .text(stream)) ?? 0
+            let s = try connection.statement(Self.streamVersion)
+            defer { s.reset() }
+            try s.bind(stream, at: 1)
+            guard try s.step(), !s.isNull(0) else { return 0 }
+            return s.int64(0)
         } catch {
             throw StoreError(error, while: "reading the version of \(stream)")
         }
@@ -383,8 +397,7 @@ private struct SQLiteBackend: AppendBackend {
 
     mutating func insert(_ event: RecordedEvent) throws(StoreError) {
         do {
-            let s = try connection.statement(
-                "INSERT INTO events (\(SQLiteEventStore.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            let s = try connection.statement(Self.insertEvent)
             defer { s.reset() }
             try s.bind(event.position, at: 1)
             try s.bind(event.stream, at: 2)
@@ -406,11 +419,7 @@ private struct SQLiteBackend: AppendBackend {
         let outcome: String
         if case .accepted = entry.outcome { outcome = "accepted" } else { outcome = "refused" }
         do {
-            let s = try connection.statement(
-                """
-                INSERT INTO commands (command_id, body_digest, key_id, actor, command_type, outcome, result, recorded_at, head)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
+            let s = try connection.statement(Self.insertJournalEntry)
             defer { s.reset() }
             try s.bind(entry.commandId, at: 1)
             try s.bind(Hex.encode(entry.bodyDigest), at: 2)

@@ -13,6 +13,8 @@ public final class SQLiteConnection {
     public let path: String
     private var handle: OpaquePointer?
     private var cache: [String: SQLiteStatement] = [:]
+    /// The statements of `SQLiteStatementKey`s, by their index.
+    private var keyed: [SQLiteStatement?] = []
 
     public init(path: String, mode: Mode, busyTimeoutMilliseconds: Int32 = 5000) throws(SQLiteError) {
         self.path = path
@@ -41,6 +43,7 @@ public final class SQLiteConnection {
     /// SQLITE_MISUSE. Used before a file is deleted and created again.
     public func close() {
         cache.removeAll()  // statements finalize before the connection closes
+        keyed.removeAll()
         sqlite3_close_v2(handle)
         handle = nil
     }
@@ -64,6 +67,18 @@ public final class SQLiteConnection {
         }
         let statement = try SQLiteStatement(connection: self, sql: sql)
         cache[sql] = statement
+        return statement
+    }
+
+    /// The cached prepared statement of `key`, reset and with bindings cleared.
+    public func statement(_ key: SQLiteStatementKey) throws(SQLiteError) -> SQLiteStatement {
+        if key.index < keyed.count, let cached = keyed[key.index] {
+            cached.reset()
+            return cached
+        }
+        let statement = try SQLiteStatement(connection: self, sql: key.sql)
+        if key.index >= keyed.count { keyed += repeatElement(nil, count: key.index - keyed.count + 1) }
+        keyed[key.index] = statement
         return statement
     }
 

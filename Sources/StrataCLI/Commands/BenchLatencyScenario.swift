@@ -11,7 +11,7 @@ enum BenchLatencyScenario {
     static let p99TargetMicroseconds = 5_000.0
 
     static let options = [
-        OptionSpec("rate", value: "N", help: "latency, lag: commands/s in the steady run (default 2000)."),
+        OptionSpec("rate", value: "N", help: "latency, lag: commands/s in the steady run (default 2000; lag 10000)."),
         OptionSpec("seconds", value: "S", help: "latency, lag: length of the steady run (default 5)."),
     ]
 

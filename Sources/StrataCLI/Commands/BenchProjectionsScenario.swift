@@ -18,8 +18,8 @@ enum BenchProjectionsScenario {
         lag: projection lag, from an event's commit in the store (its recordedAt) to the commit of
         the read-model batch that applies it (readmodels.db, every read model), with the command
         service and a projector in this process on loopback. Measured twice: while --rate
-        commands/s are sent steadily for --seconds, and while --loans loans are sent at full speed
-        by 16 pipelined clients. p50 / p99 / max in milliseconds (recordedAt has millisecond
+        commands/s (default 10000, the target's load) are sent steadily for --seconds, and while
+        --loans loans are sent at full speed by 16 pipelined clients. p50 / p99 / max in milliseconds (recordedAt has millisecond
         resolution).
 
         rebuild: events/s rebuilding readmodels.db and audit.db from position 0, reading the store
@@ -29,7 +29,7 @@ enum BenchProjectionsScenario {
 
     static func run(_ scenario: String, _ arguments: ParsedArguments, directory: String, runs: Int) throws -> Int32 {
         let loans = Int(try arguments.integer("loans", in: 1...10_000_000) ?? 10_000)
-        let rate = Int(try arguments.integer("rate", in: 1...1_000_000) ?? 2000)
+        let rate = Int(try arguments.integer("rate", in: 1...1_000_000) ?? (scenario == lag ? 10_000 : 2000))
         let seconds = Int(try arguments.integer("seconds", in: 1...3600) ?? 5)
         let keep = arguments.value("dir") != nil
         let workload = LendingWorkload(admin: "bench-admin", prefix: "b", today: Timestamp.now().date)
