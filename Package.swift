@@ -128,7 +128,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "EventStoreTests",
-            dependencies: ["EventStore", "StrataTesting", "Events", "StrataCore", "StoreCrashWriter", "StrataSQLite"],
+            dependencies: ["EventStore", "StrataTesting", "Events", "StrataCore", "StoreCrashWriter", "StrataSQLite", "CSQLite"],
             swiftSettings: strict),
         .testTarget(
             name: "StrataCLITests",

@@ -16,7 +16,14 @@ public final class SQLiteConnection {
     /// The statements of `SQLiteStatementKey`s, by their index.
     private var keyed: [SQLiteStatement?] = []
 
+    /// Settings SQLite takes only before its first connection: made once, by the first.
+    private static let configured: Void = {
+        // SQLITE_MISUSE once SQLite is initialised already; the setting then stays as it was.
+        _ = strata_sqlite3_disable_memory_statistics()
+    }()
+
     public init(path: String, mode: Mode, busyTimeoutMilliseconds: Int32 = 5000) throws(SQLiteError) {
+        Self.configured
         self.path = path
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         switch mode {
