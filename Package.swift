@@ -128,7 +128,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "EventStoreTests",
-            dependencies: ["EventStore", "StrataTesting", "Events", "StrataCore", "StoreCrashWriter", "StrataSQLite", "CSQLite"],
+            dependencies: [
+                "EventStore", "StrataTesting", "Events", "StrataCore", "StoreCrashWriter", "StrataSQLite", "CSQLite",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "StrataCLITests",

@@ -19,8 +19,8 @@ enum BenchProjectionsScenario {
         the read-model batch that applies it (readmodels.db, every read model), with the command
         service and a projector in this process on loopback. Measured twice: while --rate
         commands/s (default 10000, the target's load) are sent steadily for --seconds, and while
-        --loans loans are sent at full speed by 16 pipelined clients. p50 / p99 / max in milliseconds (recordedAt has millisecond
-        resolution).
+        --loans loans are sent at full speed by 16 pipelined clients. p50 / p99 / max in
+        milliseconds (recordedAt has millisecond resolution).
 
         rebuild: events/s rebuilding readmodels.db and audit.db from position 0, reading the store
         file directly, on a store filled through the service with --loans loans and as many
