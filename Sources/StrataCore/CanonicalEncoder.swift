@@ -24,7 +24,8 @@ public enum CanonicalEncoder {
         }
         let arena = Arena()
         let root = Node(arena: arena, parent: nil, key: nil)
-        try root.store(value)
+        // Not a leaf (checked above): straight to its containers.
+        try value.encode(to: NodeEncoder(node: root))
         var out: [UInt8] = []
         out.reserveCapacity(arena.bytes.count + 64)
         root.write(to: &out)
