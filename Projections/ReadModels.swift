@@ -5,8 +5,9 @@ public enum ReadModels {
     public static let all: [any Projection] = [
         Users(),
         Accounts(),
-        LoanPortfolio(),
+        // Before LoanPortfolio, which reads its installments.
         LoanInstallments(),
+        LoanPortfolio(),
         LoanPayments(),
         AgentEarnings(),
         Notifications(),

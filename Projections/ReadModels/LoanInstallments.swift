@@ -11,7 +11,10 @@ import StrataCore
 /// - `PaymentReceived` applies its `perInstallment` parts exactly: the penalty accrued on
 ///   each installment, and the penalty, interest and principal paid to it. An installment
 ///   is PAID once its principal, interest and accrued penalty are all paid (`paid_on` is
-///   that payment's date), PARTIAL once anything is paid on it, UNPAID before.
+///   that payment's date), PARTIAL once anything is paid on it, UNPAID before. A part for
+///   an installment that is missing or already PAID is an inconsistency.
+///
+/// `LoanPortfolio` reads these rows for each loan's next due date.
 public struct LoanInstallments: Projection {
     public init() {}
 
@@ -70,7 +73,7 @@ public struct LoanInstallments: Projection {
                         .int(part.number),
                     ],
                     else: "PaymentReceived \(e.paymentId) touches installment \(part.number) of loan \(e.loanId), "
-                        + "which has no loan_installments row")
+                        + "which has no loan_installments row still owing")
             }
         default:
             break
@@ -102,6 +105,6 @@ public struct LoanInstallments: Projection {
           principal_paid_cents = principal_paid_cents + ?4,
           status = CASE WHEN \(owedAfter) <= 0 THEN 'PAID' WHEN \(paidAfter) > 0 THEN 'PARTIAL' ELSE 'UNPAID' END,
           paid_on = CASE WHEN \(owedAfter) <= 0 THEN ?5 END
-        WHERE loan_id = ?6 AND number = ?7
+        WHERE loan_id = ?6 AND number = ?7 AND status <> 'PAID'
         """)
 }

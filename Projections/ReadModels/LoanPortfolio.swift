@@ -16,13 +16,15 @@ import StrataCore
 ///   `next_due_date` to the oldest installment still owing something.
 /// - `LoanClosed` makes it CLOSED; nothing is due any more.
 ///
-/// To know which installment is the oldest still owing, the projection keeps each
-/// approved loan's unsettled installments in `loan_open_installments` (what is owed on
-/// each, penalty included); a settled installment's row is deleted. Installments settle
-/// oldest first (a payment covers an installment fully before the next), so the oldest
-/// row left is the next one due.
+/// The oldest installment still owing is read from `loan_installments`, which
+/// `LoanInstallments` keeps and `ReadModels.all` applies first, so that for every event the
+/// installments are up to date when the loan's row is. (This projection used to keep its own
+/// copy of each schedule for the purpose: a third of all the rows of `readmodels.db`.)
 public struct LoanPortfolio: Projection {
     public init() {}
+
+    /// This projection with the one it reads, in the order they must be applied.
+    public static let withInstallments: [any Projection] = [LoanInstallments(), LoanPortfolio()]
 
     public var name: String { "loan_portfolio" }
 
@@ -30,7 +32,7 @@ public struct LoanPortfolio: Projection {
 
     public var schema: ProjectionSchema {
         ProjectionSchema(
-            version: 1,
+            version: 2,
             statements: [
                 """
                 CREATE TABLE loans (
@@ -67,15 +69,6 @@ public struct LoanPortfolio: Projection {
                 "CREATE INDEX loans_by_status ON loans (status, next_due_date)",
                 "CREATE INDEX loans_by_agent ON loans (agent_id, status)",
                 "CREATE INDEX loans_by_account ON loans (account_id)",
-                """
-                CREATE TABLE loan_open_installments (
-                    loan_id    TEXT NOT NULL,
-                    number     INTEGER NOT NULL,
-                    due_date   TEXT NOT NULL,
-                    owed_cents INTEGER NOT NULL,
-                    PRIMARY KEY (loan_id, number)
-                ) WITHOUT ROWID
-                """,
             ])
     }
 
@@ -91,12 +84,6 @@ public struct LoanPortfolio: Projection {
                     .text(event.recordedAt.description),
                 ])
         case .loanApproved(let e):
-            for entry in e.schedule {
-                try tables.run(
-                    Self.insertOpen,
-                    [.text(e.loanId), .int(entry.number), .text(entry.dueDate.description), .integer(entry.totalCents)])
-            }
-            try tables.run(Self.deleteSettled, [.text(e.loanId)])
             let totalDue = e.schedule.reduce(Int64(0)) { $0 + $1.totalCents }
             try tables.update(
                 Self.approve,
@@ -110,20 +97,7 @@ public struct LoanPortfolio: Projection {
                 Self.reject, [.text(e.rejectedBy), .text(e.reason), .text(e.loanId)],
                 else: "LoanRejected for loan \(e.loanId), which has no loans row")
         case .paymentReceived(let e):
-            var accrued: Int64 = 0
-            for part in e.perInstallment {
-                accrued += part.penaltyAccruedCents
-                try tables.update(
-                    Self.payOpen,
-                    [
-                        .integer(part.penaltyAccruedCents),
-                        .integer(part.penaltyCents + part.interestCents + part.principalCents), .text(e.loanId),
-                        .int(part.number),
-                    ],
-                    else: "PaymentReceived \(e.paymentId) touches installment \(part.number) of loan \(e.loanId), "
-                        + "which is not an unsettled installment of an approved loan")
-            }
-            try tables.run(Self.deleteSettled, [.text(e.loanId)])
+            let accrued = e.perInstallment.reduce(Int64(0)) { $0 + $1.penaltyAccruedCents }
             try tables.update(
                 Self.pay,
                 [
@@ -136,15 +110,16 @@ public struct LoanPortfolio: Projection {
             try tables.update(
                 Self.close, [.text(e.closedOn.description), .text(e.loanId)],
                 else: "LoanClosed for loan \(e.loanId), which has no loans row")
-            try tables.run(Self.deleteOpen, [.text(e.loanId)])
         default:
             break
         }
     }
 
     /// The due date of the loan's oldest installment still owing, inside an `UPDATE loans`.
-    private static let nextDueDate =
-        "SELECT due_date FROM loan_open_installments WHERE loan_id = loans.loan_id ORDER BY number LIMIT 1"
+    private static let nextDueDate = """
+        SELECT due_date FROM loan_installments WHERE loan_id = loans.loan_id AND status <> 'PAID'
+        ORDER BY number LIMIT 1
+        """
 
     private static let insert = ProjectionStatement(
         """
@@ -152,11 +127,6 @@ public struct LoanPortfolio: Projection {
           tenure_months, frequency, interest_method, requested_on, requested_by, requested_at)
         VALUES (?, ?, ?, 'PENDING_APPROVAL', ?, ?, ?, ?, ?, ?, ?, ?)
         """)
-    private static let insertOpen = ProjectionStatement(
-        "INSERT INTO loan_open_installments (loan_id, number, due_date, owed_cents) VALUES (?, ?, ?, ?)")
-    /// Forgets the installments of a loan that owe nothing any more.
-    private static let deleteSettled = ProjectionStatement(
-        "DELETE FROM loan_open_installments WHERE loan_id = ? AND owed_cents <= 0")
     private static let approve = ProjectionStatement(
         """
         UPDATE loans SET status = 'ACTIVE', approved_on = ?, approved_by = ?, installments = ?,
@@ -165,8 +135,6 @@ public struct LoanPortfolio: Projection {
         """)
     private static let reject = ProjectionStatement(
         "UPDATE loans SET status = 'REJECTED', rejected_by = ?, rejected_reason = ? WHERE loan_id = ?")
-    private static let payOpen = ProjectionStatement(
-        "UPDATE loan_open_installments SET owed_cents = owed_cents + ? - ? WHERE loan_id = ? AND number = ?")
     private static let pay = ProjectionStatement(
         """
         UPDATE loans SET total_paid_cents = total_paid_cents + ?,
@@ -179,5 +147,4 @@ public struct LoanPortfolio: Projection {
         """)
     private static let close = ProjectionStatement(
         "UPDATE loans SET status = 'CLOSED', closed_on = ?, next_due_date = NULL WHERE loan_id = ?")
-    private static let deleteOpen = ProjectionStatement("DELETE FROM loan_open_installments WHERE loan_id = ?")
 }

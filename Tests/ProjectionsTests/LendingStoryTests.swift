@@ -136,7 +136,7 @@ import Testing
                 "account_loans", "accounts", "agent_earnings", "agent_loans", "cashouts", "collections_daily",
                 "collections_daily_by_agent", "collections_loan_agents", "commission_rates", "customers",
                 "dashboard", "invoice_lines", "invoice_payments", "invoices", "loan_installments",
-                "loan_open_installments", "loan_payment_installments", "loan_payments", "loans",
+                "loan_payment_installments", "loan_payments", "loans",
                 "notification_loans", "notifications", "pending_approvals", "receivable_invoices",
                 "receivable_payments", "strata_checkpoint", "strata_skipped", "users",
             ])

@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func aLoanFromRequestThroughAPartialAndAFullPaymentToClosing() throws {
-        let h = try ProjectionHarness([LoanPortfolio()])
+        let h = try ProjectionHarness(LoanPortfolio.withInstallments)
         try h.given(F.loanRequested("L1"), stream: "loan-L1", actor: "agent-1")
         #expect(
             try h.rows(columns) == [
@@ -68,11 +68,11 @@ import Testing
                         60_473, 60_473, 0, nil, 2, "2026-03-20",
                     ])
             ])
-        #expect(try h.rows("SELECT count(*) FROM loan_open_installments") == [[0]])
+        #expect(try h.rows("SELECT count(*) FROM loan_installments WHERE status <> 'PAID'") == [[0]])
     }
 
     @Test func aPaymentThatSettlesInstallmentsMovesTheNextDueDate() throws {
-        let h = try ProjectionHarness([LoanPortfolio()])
+        let h = try ProjectionHarness(LoanPortfolio.withInstallments)
         try h.given(F.loanRequested("L1"), stream: "loan-L1", actor: "agent-1")
         try h.given(F.loanApproved("L1"), stream: "loan-L1")
         // Exactly installment 1, on its due date (no penalty): REGULAR.
@@ -118,12 +118,12 @@ import Testing
                 FROM loans
                 """) == [["ACTIVE", 2_581_046, 2_337_909, 243_137, 662_091, "2026-04-05", 2, "2026-02-10"]])
         #expect(
-            try h.rows("SELECT number, due_date, owed_cents FROM loan_open_installments")
-                == [[3, "2026-04-05", 662_091]])
+            try h.rows("SELECT number, due_date, status FROM loan_installments WHERE status <> 'PAID'")
+                == [[3, "2026-04-05", "PARTIAL"]])
     }
 
     @Test func aRejectedLoanKeepsWhoAndWhy() throws {
-        let h = try ProjectionHarness([LoanPortfolio()])
+        let h = try ProjectionHarness(LoanPortfolio.withInstallments)
         try h.given(F.loanRequested("L1"), stream: "loan-L1", actor: "agent-1")
         try h.given(
             .loanRejected(LoanRejected(loanId: "L1", rejectedBy: "admin-1", reason: "Income not verified")),
@@ -135,7 +135,7 @@ import Testing
     }
 
     @Test func aPaymentOnAnUnknownLoanStopsTheProjection() throws {
-        let h = try ProjectionHarness([LoanPortfolio()])
+        let h = try ProjectionHarness(LoanPortfolio.withInstallments)
         try h.given(F.loanRequested("L1"), stream: "loan-L1", actor: "agent-1")
         try h.given(F.partialPayment("L7"), stream: "loan-L7", actor: "agent-1")
         let stop = try #require(h.database.stop)

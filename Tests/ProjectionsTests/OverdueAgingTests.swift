@@ -11,7 +11,7 @@ import Testing
     /// due 2025-10-31 and 2025-11-30, never paid. L4: L1's amounts due 2025-12-31, 2026-01-30
     /// and 2026-03-01, never paid. L3: still pending.
     private func portfolio() throws -> ProjectionHarness {
-        let h = try ProjectionHarness([LoanPortfolio(), LoanInstallments()])
+        let h = try ProjectionHarness(LoanPortfolio.withInstallments)
         try h.given(F.loanRequested("L1"), stream: "loan-L1", actor: "agent-1")
         try h.given(F.loanApproved("L1"), stream: "loan-L1")
         try h.given(

@@ -12,7 +12,8 @@ import Testing
         """
 
     @Test func agentsLoansAndCashoutsWaitUntilAnAdminDecides() throws {
-        let h = try ProjectionHarness([Users(), LoanPortfolio(), AgentEarnings(), PendingApprovals()])
+        let h = try ProjectionHarness(
+            [Users()] + LoanPortfolio.withInstallments + [AgentEarnings(), PendingApprovals()])
         #expect(try h.rows(pending) == [])
         try h.given(F.agentRegistered("agent-1"), stream: "user-agent-1", actor: "agent-1")
         try h.given(F.agentRegistered("agent-2"), stream: "user-agent-2", actor: "agent-2")
@@ -38,7 +39,8 @@ import Testing
 
     @Test func pendingAdminsAreNotAgentsToApprove() throws {
         // Admins are registered APPROVED; only agents wait.
-        let h = try ProjectionHarness([Users(), LoanPortfolio(), AgentEarnings(), PendingApprovals()])
+        let h = try ProjectionHarness(
+            [Users()] + LoanPortfolio.withInstallments + [AgentEarnings(), PendingApprovals()])
         try h.given(
             .userRegistered(
                 UserRegistered(userId: "admin-2", username: "second", email: "second@example.com", role: .admin,

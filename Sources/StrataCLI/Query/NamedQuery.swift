@@ -83,7 +83,7 @@ extension NamedQuery {
             orderBy: "account_id"),
         NamedQuery(
             name: "portfolio", summary: "loans: status, principal, paid, outstanding, next due date",
-            file: "readmodels", projections: [LoanPortfolio()],
+            file: "readmodels", projections: LoanPortfolio.withInstallments,
             select: """
                 SELECT loan_id, account_id, agent_id, status, principal_cents, monthly_rate_bp, tenure_months,
                        frequency, interest_method, requested_on, approved_on, closed_on, total_due_cents,
@@ -106,7 +106,7 @@ extension NamedQuery {
             orderBy: "loan_id, number"),
         NamedQuery(
             name: "payments", summary: "loan payments and how each was allocated (penalty, interest, principal)",
-            file: "readmodels", projections: [LoanPayments(), LoanPortfolio()],
+            file: "readmodels", projections: [LoanPayments()] + LoanPortfolio.withInstallments,
             select: """
                 SELECT p.loan_id, p.payment_id, p.paid_on, p.amount_cents, p.method, p.type, p.penalty_cents,
                        p.interest_cents, p.principal_cents, p.outstanding_after_cents, p.received_by, l.agent_id
@@ -116,7 +116,7 @@ extension NamedQuery {
             orderBy: "p.position"),
         NamedQuery(
             name: "overdue", summary: "overdue loans as of --date (default today), with the aging bucket",
-            file: "readmodels", projections: [LoanPortfolio(), LoanInstallments()],
+            file: "readmodels", projections: LoanPortfolio.withInstallments,
             select: "SELECT * FROM (\(OverdueAging.sql))",
             filters: [.agent("agent_id"), .exact("bucket", "bucket")],
             orderBy: "days_overdue DESC, loan_id", agesOnADay: true),
@@ -151,16 +151,16 @@ extension NamedQuery {
             orderBy: "requested_at, cashout_id"),
         NamedQuery(
             name: "pending", summary: "what waits for an admin: agents, loans and cash-outs to approve",
-            file: "readmodels", projections: [Users(), LoanPortfolio(), AgentEarnings(), PendingApprovals()],
+            file: "readmodels",
+            projections: [Users()] + LoanPortfolio.withInstallments + [AgentEarnings(), PendingApprovals()],
             select: "SELECT kind, entity_id, agent_id, requested_by, requested_on, amount_cents FROM pending_approvals",
             filters: [.code("kind", "kind"), .agent("agent_id")],
             orderBy: "requested_at, entity_id"),
         NamedQuery(
             name: "dashboard", summary: "the headline figures in one row",
             file: "readmodels",
-            projections: [
-                Users(), Accounts(), LoanPortfolio(), LoanPayments(), AgentEarnings(), PendingApprovals(),
-                Projections.Dashboard(),
+            projections: [Users(), Accounts()] + LoanPortfolio.withInstallments + [
+                LoanPayments(), AgentEarnings(), PendingApprovals(), Projections.Dashboard(),
             ],
             select: "SELECT * FROM dashboard", filters: [], orderBy: "1"),
         NamedQuery(
