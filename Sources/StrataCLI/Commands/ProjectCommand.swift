@@ -2,6 +2,7 @@ import Foundation
 import ProjectorRuntime
 import Projections
 import StrataCore
+import Synchronization
 
 /// `strata project readmodels|audit`: a projector process, until SIGINT or SIGTERM.
 enum ProjectCommand {
@@ -86,6 +87,17 @@ enum ProjectCommand {
         let registry = observability.registry(process: "project-\(target.name)")
         let metrics = registry.map { ProjectorMetrics(registry: $0, projection: target.name) }
         settings.metrics = metrics
+        // Listening for signals before starting, as `serve` does: a SIGTERM while the projector
+        // starts stops it as soon as it has, instead of killing the process half-way.
+        let running = Mutex<(projector: Projector?, stopRequested: Bool)>((nil, false))
+        let signals = ShutdownSignals { signal in
+            logger.info("stopping (signal \(signal)) after the batch in hand")
+            running.withLock { running in
+                running.stopRequested = true
+                running.projector?.stop()
+            }
+        }
+        defer { signals.cancel() }
         let projector: Projector
         do throws(ProjectorError) {
             projector = try Projector.start(settings, projections: target.projections, logger: logger)
@@ -103,11 +115,10 @@ enum ProjectCommand {
             _ = projector.wait()
             throw error
         }
-        let signals = ShutdownSignals { signal in
-            logger.info("stopping (signal \(signal)) after the batch in hand")
-            projector.stop()
+        running.withLock { running in
+            running.projector = projector
+            if running.stopRequested { projector.stop() }
         }
-        defer { signals.cancel() }
         logger.info(
             "ready name=\(target.name) checkpoint=\(projector.startingCheckpoint) events=\(configuration.eventsEndpoint) "
                 + "history=\(configuration.historyEndpoint) file=\(target.path) key=\(signing.key.id)"
