@@ -287,5 +287,29 @@ private let everyType: [(StrataEvent, String, String, String, String)] = [
         #expect(MoneyText.of(-1_234_567) == "-12,345.67")
         #expect(MoneyText.of(-5) == "-0.05")
         #expect(MoneyText.of(Int64.min) == "-92,233,720,368,547,758.08")
+        #expect(MoneyText.of(Int64.max) == "92,233,720,368,547,758.07")
+    }
+
+    /// The digits written by hand against the plain reading of the rule (units grouped by
+    /// three from the right, two decimals), on random amounts of every size.
+    @Test func amountsMatchTheRuleOnRandomValues() {
+        var random = SplitMix64(seed: 0x3_0E7)
+        for _ in 0..<20_000 {
+            let digits = Int.random(in: 1...19, using: &random)
+            let bound = digits == 19 ? Int64.max : (1..<digits).reduce(Int64(9)) { value, _ in value * 10 + 9 }
+            let cents = Int64.random(in: -bound...bound, using: &random)
+            let units = String(cents.magnitude / 100)
+            var grouped: [String] = []
+            var end = units.endIndex
+            while end > units.startIndex {
+                let start = units.index(end, offsetBy: -3, limitedBy: units.startIndex) ?? units.startIndex
+                grouped.insert(String(units[start..<end]), at: 0)
+                end = start
+            }
+            let fraction = cents.magnitude % 100
+            let expected = (cents < 0 ? "-" : "") + grouped.joined(separator: ",") + "." + (fraction < 10 ? "0" : "")
+                + String(fraction)
+            #expect(MoneyText.of(cents) == expected, "\(cents)")
+        }
     }
 }
