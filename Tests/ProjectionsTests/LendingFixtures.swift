@@ -86,6 +86,21 @@ enum LendingFixtures {
                 outstandingAfterCents: 2_697_189))
     }
 
+    /// A payment on L1 of exactly installment 1, on its due date (no penalty): REGULAR.
+    static func firstInstallmentOnTime(id: String = "P1") -> StrataEvent {
+        .paymentReceived(
+            PaymentReceived(
+                paymentId: id, loanId: "L1", amountCents: 1_081_046, paidOn: date("2026-02-04"), method: .bank,
+                receivedBy: "agent-1", type: .regular,
+                allocation: PaymentAllocation(penaltyCents: 0, interestCents: 120_000, principalCents: 961_046),
+                perInstallment: [
+                    InstallmentAllocation(
+                        number: 1, penaltyAccruedCents: 0, penaltyCents: 0, interestCents: 120_000,
+                        principalCents: 961_046)
+                ],
+                outstandingAfterCents: 2_162_091))
+    }
+
     /// P2 on L1: everything owed on 2026-03-20 (4 more days of penalty on installments 1
     /// and 2: round(524,288 × 4 / 1000) = 2,097 and round(1,081,046 × 4 / 1000) = 4,324).
     static func fullPayment(_ loan: String = "L1", id: String = "P2") -> StrataEvent {

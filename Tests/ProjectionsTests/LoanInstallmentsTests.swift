@@ -117,23 +117,10 @@ import Testing
         let h = try ProjectionHarness([LoanInstallments()])
         try h.given(F.loanRequested("L1"), stream: "loan-L1", actor: "agent-1")
         try h.given(F.loanApproved("L1"), stream: "loan-L1")
-        func payment(_ id: String) -> StrataEvent {
-            .paymentReceived(
-                PaymentReceived(
-                    paymentId: id, loanId: "L1", amountCents: 1_081_046, paidOn: F.date("2026-02-04"), method: .bank,
-                    receivedBy: "agent-1", type: .regular,
-                    allocation: PaymentAllocation(penaltyCents: 0, interestCents: 120_000, principalCents: 961_046),
-                    perInstallment: [
-                        InstallmentAllocation(
-                            number: 1, penaltyAccruedCents: 0, penaltyCents: 0, interestCents: 120_000,
-                            principalCents: 961_046)
-                    ],
-                    outstandingAfterCents: 2_162_091))
-        }
-        try h.given(payment("P1"), stream: "loan-L1", actor: "agent-1")
+        try h.given(F.firstInstallmentOnTime(id: "P1"), stream: "loan-L1", actor: "agent-1")
         #expect(try h.rows("SELECT status FROM loan_installments WHERE number = 1") == [["PAID"]])
         #expect(h.database.stop == nil)
-        try h.given(payment("P2"), stream: "loan-L1", actor: "agent-1")
+        try h.given(F.firstInstallmentOnTime(id: "P2"), stream: "loan-L1", actor: "agent-1")
         let stop = try #require(h.database.stop)
         #expect(stop.position == 4 && stop.error.contains("P2") && stop.error.contains("installment 1 of loan L1"))
     }

@@ -76,19 +76,7 @@ import Testing
         try h.given(F.loanRequested("L1"), stream: "loan-L1", actor: "agent-1")
         try h.given(F.loanApproved("L1"), stream: "loan-L1")
         // Exactly installment 1, on its due date (no penalty): REGULAR.
-        try h.given(
-            .paymentReceived(
-                PaymentReceived(
-                    paymentId: "P1", loanId: "L1", amountCents: 1_081_046, paidOn: F.date("2026-02-04"), method: .bank,
-                    receivedBy: "agent-1", type: .regular,
-                    allocation: PaymentAllocation(penaltyCents: 0, interestCents: 120_000, principalCents: 961_046),
-                    perInstallment: [
-                        InstallmentAllocation(
-                            number: 1, penaltyAccruedCents: 0, penaltyCents: 0, interestCents: 120_000,
-                            principalCents: 961_046)
-                    ],
-                    outstandingAfterCents: 2_162_091)),
-            stream: "loan-L1", actor: "agent-1")
+        try h.given(F.firstInstallmentOnTime(), stream: "loan-L1", actor: "agent-1")
         #expect(
             try h.rows("SELECT outstanding_cents, next_due_date, payments_count FROM loans")
                 == [[2_162_091, "2026-03-06", 1]])
