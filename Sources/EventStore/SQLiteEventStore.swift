@@ -385,11 +385,7 @@ private struct SQLiteBackend: AppendBackend {
 
     func currentVersion(of stream: String) throws(StoreError) -> Int64 {
         do {
-            let s = try connection.statement(Self.streamVersion)
-            defer { s.reset() }
-            try s.bind(stream, at: 1)
-            guard try s.step(), !s.isNull(0) else { return 0 }
-            return s.int64(0)
+            return try connection.scalarInteger(Self.streamVersion, .text(stream)) ?? 0
         } catch {
             throw StoreError(error, while: "reading the version of \(stream)")
         }

@@ -15,11 +15,7 @@ public enum CanonicalEncoder {
         if let writable = value as? any CanonicalJSONWritable {
             var out: [UInt8] = []
             out.reserveCapacity(512)
-            do throws(CanonicalJSONRefusal) {
-                try writable.writeCanonicalJSON(to: &out)
-            } catch {
-                throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: error.reason))
-            }
+            try write(writable, of: value, at: [], to: &out)
             return out
         }
         let arena = Arena()
@@ -30,6 +26,18 @@ public enum CanonicalEncoder {
         out.reserveCapacity(arena.bytes.count + 64)
         root.write(to: &out)
         return out
+    }
+
+    /// `writable`'s own canonical JSON; a refusal becomes the encoder's error at `path`.
+    fileprivate static func write(
+        _ writable: any CanonicalJSONWritable, of value: some Encodable, at path: [any CodingKey],
+        to out: inout [UInt8]
+    ) throws {
+        do throws(CanonicalJSONRefusal) {
+            try writable.writeCanonicalJSON(to: &out)
+        } catch {
+            throw EncodingError.invalidValue(value, .init(codingPath: path, debugDescription: error.reason))
+        }
     }
 }
 
@@ -94,11 +102,7 @@ private final class Node {
     func leaf<T: Encodable>(_ value: T, key: (any CodingKey)?) throws -> Range<Int>? {
         guard let leaf = value as? any CanonicalJSONWritable else { return nil }
         let start = arena.bytes.count
-        do throws(CanonicalJSONRefusal) {
-            try leaf.writeCanonicalJSON(to: &arena.bytes)
-        } catch let refusal {
-            throw EncodingError.invalidValue(value, .init(codingPath: path(key), debugDescription: refusal.reason))
-        }
+        try CanonicalEncoder.write(leaf, of: value, at: path(key), to: &arena.bytes)
         return start..<arena.bytes.count
     }
 

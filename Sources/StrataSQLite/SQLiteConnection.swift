@@ -91,7 +91,17 @@ public final class SQLiteConnection {
 
     /// The first column of the first row, as an integer; nil when there is no row or it is NULL.
     public func scalarInteger(_ sql: String, _ bindings: SQLiteValue...) throws(SQLiteError) -> Int64? {
-        let s = try statement(sql)
+        try Self.scalarInteger(of: statement(sql), bindings)
+    }
+
+    /// The same, for a keyed statement.
+    public func scalarInteger(_ key: SQLiteStatementKey, _ bindings: SQLiteValue...) throws(SQLiteError) -> Int64? {
+        try Self.scalarInteger(of: statement(key), bindings)
+    }
+
+    private static func scalarInteger(
+        of s: SQLiteStatement, _ bindings: [SQLiteValue]
+    ) throws(SQLiteError) -> Int64? {
         try s.bind(bindings)
         defer { s.reset() }
         guard try s.step(), !s.isNull(0) else { return nil }
