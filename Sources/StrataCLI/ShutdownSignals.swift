@@ -40,3 +40,32 @@ private final class SignalCount: Sendable {
         value.add(1, ordering: .relaxed).newValue
     }
 }
+
+/// What the first signal stops, when it may come before that has started. Signals are listened
+/// for before starting, since a signal source becomes active a moment after it is made and a
+/// SIGTERM in that moment would be lost; one that comes while the target starts stops it as
+/// soon as it has.
+final class PendingStop<Target: Sendable>: Sendable {
+    private let state = Mutex<(target: Target?, requested: Bool)>((nil, false))
+    private let stop: @Sendable (Target) -> Void
+
+    init(_ stop: @escaping @Sendable (Target) -> Void) {
+        self.stop = stop
+    }
+
+    /// Stops the target now, or as soon as it has started.
+    func request() {
+        state.withLock { state in
+            state.requested = true
+            if let target = state.target { stop(target) }
+        }
+    }
+
+    /// The target has started: stopped at once if a stop came meanwhile.
+    func started(_ target: Target) {
+        state.withLock { state in
+            state.target = target
+            if state.requested { stop(target) }
+        }
+    }
+}

@@ -2,7 +2,6 @@ import Foundation
 import ProjectorRuntime
 import Projections
 import StrataCore
-import Synchronization
 
 /// `strata project readmodels|audit`: a projector process, until SIGINT or SIGTERM.
 enum ProjectCommand {
@@ -87,15 +86,11 @@ enum ProjectCommand {
         let registry = observability.registry(process: "project-\(target.name)")
         let metrics = registry.map { ProjectorMetrics(registry: $0, projection: target.name) }
         settings.metrics = metrics
-        // Listening for signals before starting, as `serve` does: a SIGTERM while the projector
-        // starts stops it as soon as it has, instead of killing the process half-way.
-        let running = Mutex<(projector: Projector?, stopRequested: Bool)>((nil, false))
+        // Listening for signals before starting (`PendingStop`).
+        let pendingStop = PendingStop<Projector> { $0.stop() }
         let signals = ShutdownSignals { signal in
             logger.info("stopping (signal \(signal)) after the batch in hand")
-            running.withLock { running in
-                running.stopRequested = true
-                running.projector?.stop()
-            }
+            pendingStop.request()
         }
         defer { signals.cancel() }
         let projector: Projector
@@ -115,10 +110,7 @@ enum ProjectCommand {
             _ = projector.wait()
             throw error
         }
-        running.withLock { running in
-            running.projector = projector
-            if running.stopRequested { projector.stop() }
-        }
+        pendingStop.started(projector)
         logger.info(
             "ready name=\(target.name) checkpoint=\(projector.startingCheckpoint) events=\(configuration.eventsEndpoint) "
                 + "history=\(configuration.historyEndpoint) file=\(target.path) key=\(signing.key.id)"

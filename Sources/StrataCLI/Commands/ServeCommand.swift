@@ -2,7 +2,6 @@ import CommandService
 import EventStore
 import Foundation
 import StrataCore
-import Synchronization
 
 /// `strata serve`: the command service, until SIGINT or SIGTERM.
 enum ServeCommand {
@@ -81,16 +80,11 @@ enum ServeCommand {
         let registry = observability.registry(process: "serve")
         settings.metrics = registry.map(ServiceMetrics.init)
 
-        // Listening for signals before starting: a signal source becomes active a moment after it is
-        // made, and a SIGTERM in that moment would be lost. One that comes while the service starts
-        // stops it as soon as it has.
-        let running = Mutex<(server: CommandServer?, stopRequested: Bool)>((nil, false))
+        // Listening for signals before starting (`PendingStop`).
+        let pendingStop = PendingStop<CommandServer> { $0.stop() }
         let signals = ShutdownSignals { signal in
             logger.info("stopping (signal \(signal)): finishing the commands already taken")
-            running.withLock { running in
-                running.stopRequested = true
-                running.server?.stop()
-            }
+            pendingStop.request()
         }
         defer { signals.cancel() }
         let server: CommandServer
@@ -110,10 +104,7 @@ enum ServeCommand {
             server.wait()
             throw error
         }
-        running.withLock { running in
-            running.server = server
-            if running.stopRequested { server.stop() }
-        }
+        pendingStop.started(server)
         let endpoints = server.endpoints
         if let curve = keys.curveServerPair {
             let admitted = keys.keys.filter { $0.curvePublic != nil }
