@@ -236,7 +236,7 @@ final class CommandLedger {
 }
 
 /// Replies as each connection received them, in order, shared with the client threads.
-private final class ReplyLog: Sendable {
+final class ReplyLog: Sendable {
     private let received: Mutex<[[JSONValue]]>
     private let killed = Atomic<Bool>(false)
     private let total = Atomic<Int>(0)
@@ -262,7 +262,7 @@ private final class ReplyLog: Sendable {
 
 /// One pipelining client, on its own thread (its socket never leaves it): sends every body
 /// at once, then collects replies until the service is gone and nothing more is queued.
-private func pipeline(
+func pipeline(
     context: ZMQContext, endpoint: String, secret: [UInt8], bodies: [CommandBody], connection: Int, log: ReplyLog
 ) {
     do {

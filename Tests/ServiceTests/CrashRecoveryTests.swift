@@ -4,7 +4,6 @@ import EventStore
 import Foundation
 import StrataCore
 import StrataTesting
-import Synchronization
 import Testing
 import Workloads
 
@@ -46,7 +45,7 @@ import Workloads
             (0..<loansPerConnection).flatMap { workload.loan($0 * connections + connection) }
         }
         let total = sent.reduce(0) { $0 + $1.count }
-        let replies = CrashReplyLog(connections: connections)
+        let replies = ReplyLog(connections: connections)
         let done = DispatchGroup()
         for connection in 0..<connections {
             done.enter()
@@ -54,7 +53,7 @@ import Workloads
             let endpoint = service.commands
             let thread = Thread {
                 defer { done.leave() }
-                crashPipeline(
+                pipeline(
                     context: context, endpoint: endpoint, secret: secret, bodies: bodies, connection: connection,
                     log: replies)
             }
@@ -93,7 +92,7 @@ import Workloads
                 #expect(reply["id"]?.stringValue == body.id, "connection \(connection) reply \(index) out of order")
                 #expect(reply["ok"] == .bool(true), "\(body.id) refused: \(reply)")
                 guard reply["ok"] == .bool(true) else { continue }
-                let events = crashEvents(in: reply)
+                let events = CommandLedger.events(in: reply)
                 acknowledged[body.id] = events
                 guard case .accepted(let journaled)? = try store.journalEntry(commandId: body.id)?.outcome else {
                     Issue.record("\(body.id) was acknowledged ok but is not journaled as accepted")
@@ -169,7 +168,7 @@ import Workloads
             let reply = try JSONParser.parse(raw)
             #expect(reply["id"]?.stringValue == body.id, "replies in the order sent")
             #expect(reply["ok"] == .bool(true), "\(body.id) after the restart: \(reply)")
-            let events = crashEvents(in: reply)
+            let events = CommandLedger.events(in: reply)
             if let before = journaledBefore[body.id] {
                 #expect(reply["duplicate"] == .bool(true), "\(body.id) was decided before the crash: \(reply)")
                 #expect(events == before, "\(body.id): a retry returns the original events")
@@ -184,62 +183,5 @@ import Workloads
         #expect(try store.verify().isIntact)
         #expect(try store.head() == headAfterCrash + newlyAppended)
         #expect(restarted.stop() == 0)
-    }
-}
-
-/// Replies as each connection received them, in order, shared with the client threads.
-private final class CrashReplyLog: Sendable {
-    private let received: Mutex<[[JSONValue]]>
-    private let killed = Atomic<Bool>(false)
-    private let total = Atomic<Int>(0)
-
-    init(connections: Int) {
-        received = Mutex(Array(repeating: [], count: connections))
-    }
-
-    func append(_ reply: JSONValue, connection: Int) {
-        received.withLock { $0[connection].append(reply) }
-        total.add(1, ordering: .releasing)
-    }
-
-    var count: Int { total.load(ordering: .acquiring) }
-    var all: [[JSONValue]] { received.withLock { $0 } }
-    var isKilled: Bool { killed.load(ordering: .acquiring) }
-    func markKilled() { killed.store(true, ordering: .releasing) }
-
-    private let failures = Mutex<[String]>([])
-    func fail(_ message: String) { failures.withLock { $0.append(message) } }
-    var problems: [String] { failures.withLock { $0 } }
-}
-
-/// One pipelining client, on its own thread (its socket never leaves it): sends every body
-/// at once, then collects replies until the service is gone and nothing more is queued.
-private func crashPipeline(
-    context: ZMQContext, endpoint: String, secret: [UInt8], bodies: [CommandBody], connection: Int, log: CrashReplyLog
-) {
-    do {
-        let client = try SignedClient(context, endpoint: endpoint, keyId: ServiceProcess.Keys.service, secret: secret)
-        defer { client.close() }
-        for body in bodies { try client.send(body.json) }
-        var received = 0
-        let deadline = Date().addingTimeInterval(60)
-        while received < bodies.count && Date() < deadline {
-            guard let reply = try client.receive(timeoutMilliseconds: 100) else {
-                if log.isKilled { break }
-                continue
-            }
-            log.append((try? JSONParser.parse(reply)) ?? .null, connection: connection)
-            received += 1
-        }
-    } catch {
-        log.fail("connection \(connection): \(error)")
-    }
-}
-
-private func crashEvents(in reply: JSONValue) -> [AppendedEvent] {
-    (reply["events"]?.arrayValue ?? []).map {
-        AppendedEvent(
-            position: $0["position"]?.integerValue ?? -1, stream: $0["stream"]?.stringValue ?? "",
-            version: $0["version"]?.integerValue ?? -1, type: $0["type"]?.stringValue ?? "")
     }
 }
