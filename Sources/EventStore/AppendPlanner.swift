@@ -31,14 +31,21 @@ package enum AppendPlanner {
     /// transaction. Returns the results, the new chain tip and the events written; when it throws, the
     /// caller rolls the transaction back and keeps its old tip. It throws nothing of its
     /// own: only what the backend throws.
-    package static func append<Backend: AppendBackend>(
-        _ commands: [CommandWrite], to backend: inout Backend, tip start: ChainTip, recordedAt: String
+    ///
+    /// It works in two passes. The first decides every command (journal, expected versions)
+    /// and journals it, numbering its events and handing them to `chain` as it goes; the
+    /// second writes the events with their hashes. Hashing is a third of an
+    /// append's work and needs only the event before, so a `chain` on another thread hashes
+    /// while this one decides and writes.
+    package static func append<Backend: AppendBackend, Chain: ChainLinking>(
+        _ commands: [CommandWrite], to backend: inout Backend, tip start: ChainTip, recordedAt: String,
+        chain: inout Chain
     ) throws(StoreError) -> (results: [CommandResult], tip: ChainTip, events: [RecordedEvent]) {
-        var tip = start
+        var position = start.position
         var versions: [String: Int64] = [:]  // streams touched in this call
         var results: [CommandResult] = []
         results.reserveCapacity(commands.count)
-        var written: [RecordedEvent] = []
+        var numbered: [NumberedEvent] = []
 
         for command in commands {
             if let earlier = try backend.journalEntry(commandId: command.commandId) {
@@ -65,21 +72,14 @@ package enum AppendPlanner {
                     for event in events {
                         let stream = event.stream.description
                         let version = try currentVersion(stream, versions: &versions, backend: backend) + 1
-                        let position = tip.position + 1
-                        let unhashed = RecordedEvent(
+                        position += 1
+                        let next = NumberedEvent(
                             position: position, stream: stream, version: version, type: event.type,
                             schemaVersion: event.schemaVersion, recordedAt: recordedAt, data: event.data,
-                            metadata: metadata, prevHash: tip.hashHex, hash: "")
-                        let hash = HashChain.hash(previous: tip.hash, canonicalEvent: unhashed.canonicalBody)
-                        let hashHex = Hex.encode(hash)
-                        let recorded = RecordedEvent(
-                            position: position, stream: stream, version: version, type: event.type,
-                            schemaVersion: event.schemaVersion, recordedAt: recordedAt, data: event.data,
-                            metadata: metadata, prevHash: tip.hashHex, hash: hashHex)
-                        try backend.insert(recorded)
-                        written.append(recorded)
+                            metadata: metadata)
+                        chain.submit(next)
+                        numbered.append(next)
                         versions[stream] = version
-                        tip = ChainTip(position: position, hash: hash, hashHex: hashHex)
                         appended.append(AppendedEvent(position: position, stream: stream, version: version, type: event.type))
                     }
                     outcome = .accepted(appended)
@@ -89,8 +89,22 @@ package enum AppendPlanner {
                 JournalEntry(
                     commandId: command.commandId, bodyDigest: command.bodyDigest, keyId: command.keyId,
                     actor: command.actor, commandType: command.commandType, outcome: outcome, recordedAt: recordedAt,
-                    head: tip.position))
+                    head: position))
             results.append(.recorded(outcome))
+        }
+
+        var tip = start
+        var written: [RecordedEvent] = []
+        written.reserveCapacity(numbered.count)
+        for (index, event) in numbered.enumerated() {
+            let link = chain.link(index)
+            let recorded = RecordedEvent(
+                position: event.position, stream: event.stream, version: event.version, type: event.type,
+                schemaVersion: event.schemaVersion, recordedAt: recordedAt, data: event.data, metadata: event.metadata,
+                prevHash: tip.hashHex, hash: link.hex)
+            try backend.insert(recorded)
+            written.append(recorded)
+            tip = ChainTip(position: event.position, hash: link.hash, hashHex: link.hex)
         }
         return (results, tip, written)
     }

@@ -26,7 +26,13 @@ public final class SQLiteEventStore: EventStore {
     struct State: ~Copyable {
         let connection: SQLiteConnection
         var tip: ChainTip
+        /// Hashes the chain of large appends beside the writer; started by the first one.
+        var chainThread: ChainHashingThread?
     }
+
+    /// Appends of at least this many events hash their chain on `chainThread`; smaller ones
+    /// hash inline, as waking another thread would cost them more than it saves.
+    package static let threadedChainMinimum = 16
 
     /// Opens (creating if needed) the store for writing, taking the writer lock. A damaged
     /// file is refused (`.corrupt`) before anything is written to it: the writer would
@@ -66,6 +72,7 @@ public final class SQLiteEventStore: EventStore {
     }
 
     deinit {
+        state.withLock { $0.chainThread?.close() }
         lock?.release()
     }
 
@@ -204,8 +211,7 @@ public final class SQLiteEventStore: EventStore {
             }
             var backend = SQLiteBackend(connection: c)
             do throws(StoreError) {
-                let (results, tip, events) = try AppendPlanner.append(
-                    commands, to: &backend, tip: state.tip, recordedAt: recordedAt)
+                let (results, tip, events) = try Self.plan(commands, to: &backend, state: &state, recordedAt: recordedAt)
                 do throws(SQLiteError) {
                     try c.execute("COMMIT")
                 } catch {
@@ -218,6 +224,24 @@ public final class SQLiteEventStore: EventStore {
                 throw error
             }
         }
+    }
+
+    /// `AppendPlanner.append`, its chain hashed on the chain thread when the append is large.
+    private static func plan(
+        _ commands: [CommandWrite], to backend: inout SQLiteBackend, state: inout State, recordedAt: String
+    ) throws(StoreError) -> (results: [CommandResult], tip: ChainTip, events: [RecordedEvent]) {
+        let events = commands.reduce(0) { count, command in
+            guard case .append(let events, _) = command.decision else { return count }
+            return count + events.count
+        }
+        guard events >= threadedChainMinimum else {
+            var chain = InlineChain(after: state.tip.hash)
+            return try AppendPlanner.append(commands, to: &backend, tip: state.tip, recordedAt: recordedAt, chain: &chain)
+        }
+        let thread = state.chainThread ?? ChainHashingThread()
+        state.chainThread = thread
+        var chain = thread.chain(after: state.tip.hash)
+        return try AppendPlanner.append(commands, to: &backend, tip: state.tip, recordedAt: recordedAt, chain: &chain)
     }
 
     // MARK: - Reading
@@ -392,7 +416,7 @@ private struct SQLiteBackend: AppendBackend {
     }
 
     mutating func insert(_ event: RecordedEvent) throws(StoreError) {
-        do {
+        do throws(SQLiteError) {
             let s = try connection.statement(Self.insertEvent)
             defer { s.reset() }
             try s.bind(event.position, at: 1)
@@ -401,11 +425,22 @@ private struct SQLiteBackend: AppendBackend {
             try s.bind(event.type, at: 4)
             try s.bind(Int64(event.schemaVersion), at: 5)
             try s.bind(event.recordedAt, at: 6)
-            try s.bind(utf8: event.data, at: 7)
-            try s.bind(utf8: event.metadata, at: 8)
             try s.bind(event.prevHash, at: 9)
             try s.bind(event.hash, at: 10)
-            while try s.step() {}
+            // The two large columns without a copy: they are bound only while they are in reach.
+            var failure: SQLiteError?
+            event.data.withUnsafeBytes { data in
+                event.metadata.withUnsafeBytes { metadata in
+                    do throws(SQLiteError) {
+                        try s.bind(unretainedUTF8: data, at: 7)
+                        try s.bind(unretainedUTF8: metadata, at: 8)
+                        while try s.step() {}
+                    } catch {
+                        failure = error
+                    }
+                }
+            }
+            if let failure { throw failure }
         } catch {
             throw StoreError(error, while: "appending event \(event.position)")
         }

@@ -49,7 +49,7 @@ public final class SQLiteStatement {
         switch value {
         case .null: rc = sqlite3_bind_null(handle, index)
         case .integer(let i): rc = sqlite3_bind_int64(handle, index, i)
-        case .text(let s): rc = sqlite3_bind_text(handle, index, s, -1, SQLITE_TRANSIENT)
+        case .text(let s): rc = bind(text: s, at: index)
         case .blob(let bytes): rc = bind(bytes: bytes, at: index, asText: false)
         }
         guard rc == SQLITE_OK else { throw connection.error(rc) }
@@ -61,8 +61,20 @@ public final class SQLiteStatement {
     }
 
     public func bind(_ value: String, at index: Int32) throws(SQLiteError) {
-        let rc = sqlite3_bind_text(handle, index, value, -1, SQLITE_TRANSIENT)
+        let rc = bind(text: value, at: index)
         guard rc == SQLITE_OK else { throw connection.error(rc) }
+    }
+
+    /// A String's UTF-8 in place, with its length: passing the String itself as a C string
+    /// would copy it into a new NUL-terminated array first, once per bound value.
+    private func bind(text: String, at index: Int32) -> Int32 {
+        var text = text
+        return text.withUTF8 { utf8 in
+            // A non-nil pointer even for empty input, so SQLite stores '' rather than NULL.
+            let base = UnsafeRawPointer(utf8.baseAddress) ?? UnsafeRawPointer(bitPattern: 1)!
+            return sqlite3_bind_text(
+                handle, index, base.assumingMemoryBound(to: CChar.self), Int32(utf8.count), SQLITE_TRANSIENT)
+        }
     }
 
     /// Binds UTF-8 bytes as TEXT without SQLite copying them (`SQLITE_STATIC`): the bytes

@@ -37,8 +37,9 @@ public final class InMemoryEventStore: EventStore {
         return try state.withLock { (storage) throws(StoreError) -> (results: [CommandResult], events: [RecordedEvent]) in
             // Appends in place, without a copy of the history per call. All or nothing still
             // holds: this backend never fails, and the planner throws only what a backend throws.
+            var chain = InlineChain(after: storage.tip.hash)
             let (results, tip, events) = try AppendPlanner.append(
-                commands, to: &storage, tip: storage.tip, recordedAt: recordedAt)
+                commands, to: &storage, tip: storage.tip, recordedAt: recordedAt, chain: &chain)
             storage.tip = tip
             return (results, events)
         }

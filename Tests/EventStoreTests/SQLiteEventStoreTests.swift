@@ -202,6 +202,59 @@ final class SQLiteEventStoreTests: Sendable {
         print("SQLite event store: \(appended) commands of 1.5 KB filled a 128 KiB store")
     }
 
+    /// A group commit large enough to hash its chain on the store's chain thread stores,
+    /// answers and chains exactly what the in-memory twin does inline, with the journal
+    /// seeing its own earlier commands (a retry and a reused id inside the same call).
+    @Test func aLargeGroupCommitEqualsTheInlineTwin() throws {
+        let clock = FixedClock()
+        let sqlite = try SQLiteEventStore(path: path, clock: clock)
+        let memory = InMemoryEventStore(clock: clock)
+        var batch: [CommandWrite] = []
+        for i in 0..<60 {
+            let text: JSONValue = ["n": .integer(Int64(i)), "text": .string(String(repeating: "é", count: i * 20))]
+            switch i % 10 {
+            case 3: batch.append(try refusal("r\(i)", StrataError(.rejected, reason: "NO", "refused \(i)")))
+            case 5: batch.append(try command("x\(i)", [event("loan-L1")], expect: [stream("loan-L1"): .exactly(0)]))
+            case 7: batch.append(try command("c\(i - 7)", [event("loan-L2")]))  // a retry of an earlier one
+            case 9: batch.append(try command("c\(i - 9)", [event("loan-L2")], body: "other"))  // its id reused
+            default:
+                batch.append(
+                    try command("c\(i)", [event("loan-L\(i % 4)", "A", text), event("agent-A\(i % 3)", "B", text)]))
+            }
+        }
+        for store in [sqlite, memory] as [any EventStore] {
+            _ = try store.append(command("seed", [event("loan-L1")]))
+        }
+        let (fromFile, storedInFile) = try sqlite.appendReturningEvents(batch)
+        let (fromMemory, storedInMemory) = try memory.appendReturningEvents(batch)
+        #expect(storedInFile.count >= SQLiteEventStore.threadedChainMinimum, "the append uses the chain thread")
+        #expect(fromFile == fromMemory)
+        #expect(storedInFile == storedInMemory)
+        #expect(try allEvents(sqlite) == allEvents(memory))
+        #expect(fromFile.filter { if case .duplicate = $0 { true } else { false } }.count == 6)
+        #expect(fromFile.filter { if case .idReused = $0 { true } else { false } }.count == 6)
+        let report = try sqlite.verify()
+        #expect(report.isIntact)
+        #expect(report.eventsChecked == Int64(storedInFile.count + 1))
+    }
+
+    /// A large append that fails part-way (the file is full) writes nothing, and the chain
+    /// thread's unread work does not leak into the next append.
+    @Test func aLargeAppendThatFailsLeavesNothingAndTheNextOneChainsOn() throws {
+        let padding: JSONValue = ["pad": .string(String(repeating: "x", count: 1500))]
+        let store = try SQLiteEventStore(path: path, maximumBytes: 256 * 1024)
+        _ = try store.append(command("first", [event("loan-L0")]))
+        let tooMany = try (0..<200).map { try event("loan-L\($0 % 9)", "TestHappened", padding) }
+        #expect(storeError { _ = try store.append(command("big", tooMany)) }?.kind == .full)
+        #expect(try store.head() == 1)
+        #expect(try store.journalEntry(commandId: "big") == nil)
+        let fits = try (0..<20).map { try event("loan-L\($0 % 3)", "TestHappened", ["i": .integer(Int64($0))]) }
+        #expect(acceptedPositions(try store.append(command("fits", fits))) == Array(2...21))
+        let events = try allEvents(store)
+        #expect(events[1].prevHash == events[0].hash)
+        #expect(try store.verify().isIntact)
+    }
+
     @Test func aNewerSchemaIsRefused() throws {
         try seed(1)
         try tamper("PRAGMA user_version = 99")
