@@ -34,9 +34,9 @@ package enum AppendPlanner {
     ///
     /// It works in two passes. The first decides every command (journal, expected versions)
     /// and journals it, numbering its events and handing them to `chain` as it goes; the
-    /// second writes the events with their hashes. Hashing is a third of an
-    /// append's work and needs only the event before, so a `chain` on another thread hashes
-    /// while this one decides and writes.
+    /// second writes the events with their hashes. Hashing is a third of an append's work and
+    /// needs only the event before, so a `chain` on another thread hashes while this one
+    /// decides and writes.
     package static func append<Backend: AppendBackend, Chain: ChainLinking>(
         _ commands: [CommandWrite], to backend: inout Backend, tip start: ChainTip, recordedAt: String,
         chain: inout Chain

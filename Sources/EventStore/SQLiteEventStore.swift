@@ -211,7 +211,8 @@ public final class SQLiteEventStore: EventStore {
             }
             var backend = SQLiteBackend(connection: c)
             do throws(StoreError) {
-                let (results, tip, events) = try Self.plan(commands, to: &backend, state: &state, recordedAt: recordedAt)
+                let (results, tip, events) = try Self.append(
+                    commands, to: &backend, state: &state, recordedAt: recordedAt)
                 do throws(SQLiteError) {
                     try c.execute("COMMIT")
                 } catch {
@@ -227,7 +228,7 @@ public final class SQLiteEventStore: EventStore {
     }
 
     /// `AppendPlanner.append`, its chain hashed on the chain thread when the append is large.
-    private static func plan(
+    private static func append(
         _ commands: [CommandWrite], to backend: inout SQLiteBackend, state: inout State, recordedAt: String
     ) throws(StoreError) -> (results: [CommandResult], tip: ChainTip, events: [RecordedEvent]) {
         let events = commands.reduce(0) { count, command in
@@ -236,12 +237,14 @@ public final class SQLiteEventStore: EventStore {
         }
         guard events >= threadedChainMinimum else {
             var chain = InlineChain(after: state.tip.hash)
-            return try AppendPlanner.append(commands, to: &backend, tip: state.tip, recordedAt: recordedAt, chain: &chain)
+            return try AppendPlanner.append(
+                commands, to: &backend, tip: state.tip, recordedAt: recordedAt, chain: &chain)
         }
         let thread = state.chainThread ?? ChainHashingThread()
         state.chainThread = thread
         var chain = thread.chain(after: state.tip.hash)
-        return try AppendPlanner.append(commands, to: &backend, tip: state.tip, recordedAt: recordedAt, chain: &chain)
+        return try AppendPlanner.append(
+            commands, to: &backend, tip: state.tip, recordedAt: recordedAt, chain: &chain)
     }
 
     // MARK: - Reading
