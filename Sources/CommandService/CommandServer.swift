@@ -46,9 +46,11 @@ public final class CommandServer: Sendable {
         /// catches up through history).
         public var publisherHighWaterMark: Int32 = 100_000
         public var clock: any WallClock = SystemClock()
-        /// The Ed25519 key that signs checkpoints of the chain; nil signs none (the check
-        /// of the last checkpoint at start happens either way).
-        public var checkpointKey: CheckpointKey?
+        /// Gives the Ed25519 key that signs checkpoints of the chain; nil signs none (the
+        /// check of the last checkpoint at start happens either way). Asked once, after the
+        /// store has opened and matched its last signed checkpoint: a store refused at start
+        /// leaves no new key behind (`serve` makes the key on the first start).
+        public var checkpointKey: (@Sendable () throws(ServerError) -> CheckpointKey)?
         /// How often the head is signed while it advances; 0 signs only at a graceful stop.
         public var checkpointInterval: TimeInterval = 5
         /// The most the event store's file may grow to (nil: as far as the disk allows). Past
@@ -123,6 +125,7 @@ public final class CommandServer: Sendable {
             throw ServerError(.environment, error.message)
         }
         let checkpoint = try CheckpointSigner.checkStart(store, head: head)
+        let signingKey = try settings.checkpointKey?()
         settings.metrics?.started(head: head)
         writerStore = HandOff(store)
         let context: ZMQContext
@@ -205,7 +208,7 @@ public final class CommandServer: Sendable {
                     } catch {
                         throw ServerError(.environment, "cannot read the event store: \(error.message)")
                     }
-                    let signer = settings.checkpointKey.map { key in
+                    let signer = signingKey.map { key in
                         CheckpointSigner(
                             store: store, key: key, interval: settings.checkpointInterval, clock: clock,
                             logger: control.logger, signedPosition: checkpoint?.position ?? 0)

@@ -91,6 +91,26 @@ extension FaultSuiteTests {
             }
         }
 
+        /// The first start makes the checkpoint key; a start refused for a damaged store must
+        /// not, or the key would sign nothing yet stand for a store never served.
+        @Test func aRefusedFirstStartMakesNoCheckpointKey() throws {
+            let data = try ChildProcess.temporaryDirectory("strata-damaged-first")
+            defer { try? FileManager.default.removeItem(at: data) }
+            let keys = try ChildProcess.strata(["keys", "new", "svc", "--scope", "commands,history", "--data", data.path])
+            #expect(keys.exitCode == 0, "\(keys.stderr)")
+            let path = data.appendingPathComponent("events.db").path
+            try Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }).write(to: URL(fileURLWithPath: path))
+
+            let service = try serve(data)
+            let exit = service.waitForExit(timeout: 60)
+            if exit == nil { service.send(signal: SIGKILL) }
+            #expect(exit == 1, "serve exit \(String(describing: exit)): \(service.log)")
+            #expect(service.log.contains("strata serve: refused: \(path) is damaged: "), "\(service.log)")
+            for name in ["checkpoint.key", "checkpoint.pub"] {
+                #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent(name).path), "\(name)")
+            }
+        }
+
         private func serve(_ data: URL) throws -> StrataProcess {
             let any = "tcp://127.0.0.1:*"
             return try StrataProcess([

@@ -76,7 +76,13 @@ enum ServeCommand {
             settings.checkpointInterval = TimeInterval(seconds)
         }
         settings.maximumStoreBytes = try arguments.integer("max-store-bytes", in: 65_536...Int64.max)
-        settings.checkpointKey = try checkpointKey(arguments, environment, configuration, logger: logger)
+        settings.checkpointKey = { () throws(ServerError) in
+            do {
+                return try checkpointKey(arguments, environment, configuration, logger: logger)
+            } catch {
+                throw ServerError(.environment, "\(error)")
+            }
+        }
         let registry = observability.registry(process: "serve")
         settings.metrics = registry.map(ServiceMetrics.init)
 
