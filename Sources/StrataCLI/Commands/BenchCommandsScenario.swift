@@ -270,7 +270,7 @@ enum BenchCommandsScenario {
         /// Sends `plan` open-loop: command k of all (interleaved across clients) is sent
         /// at start + k / rate, whatever has been answered. Each command's latency in µs,
         /// from when it was due to be sent to when its reply was read.
-        func latencies(_ plan: Plan, rate: Int) throws -> [Double] {
+        func latencies(_ plan: Plan, rate: Int, pacing: Pacing = .precise) throws -> [Double] {
             let interval = Duration.seconds(1) / rate
             let count = plan.clients.count
             let start = Locked<ContinuousClock.Instant?>(nil)
@@ -280,7 +280,7 @@ enum BenchCommandsScenario {
                     if value == nil { value = .now + .milliseconds(20) }
                     return value!
                 }
-                return try paced(client, work, due: { k in t0 + interval * (k * count + work.index) })
+                return try paced(client, work, pacing: pacing, due: { k in t0 + interval * (k * count + work.index) })
             }
             return results.flatMap(\.latencies)
         }
@@ -376,10 +376,21 @@ enum BenchCommandsScenario {
         return try client.socket.receive(wait: false)
     }
 
-    /// Sends each body of `work` when it is due, reading replies in between; a reply is
-    /// read within ≈ 0.1 ms of its arrival, and a send is late by about as much.
+    /// How closely a paced client keeps to its schedule.
+    enum Pacing {
+        /// Sends within ≈ 0.1 ms of when they are due, and replies read as closely, by
+        /// sleeping in steps of at most 0.1 ms: what a latency taken from the due time needs.
+        case precise
+        /// Sends and reads to the millisecond, waiting in the socket's poll: the same rate
+        /// with a fraction of the wake-ups, for runs that measure something other than the
+        /// clients' timing (`lag`), so that the clients leave the cores to what is measured.
+        case millisecond
+    }
+
+    /// Sends each body of `work` when it is due, reading replies in between, as closely as
+    /// `pacing` says.
     static func paced(
-        _ client: SignedClient, _ work: Service.Work, due: (Int) -> ContinuousClock.Instant
+        _ client: SignedClient, _ work: Service.Work, pacing: Pacing = .precise, due: (Int) -> ContinuousClock.Instant
     ) throws -> Service.Timing {
         let bodies = work.client.bodies
         let tails = work.client.acceptedTails
@@ -409,8 +420,9 @@ enum BenchCommandsScenario {
                     "no reply within \(replyTimeout) (\(latencies.count) of \(bodies.count) answered on one client)")
             }
             let untilNext = sent < bodies.count ? due(sent) - now : .milliseconds(100)
-            if untilNext >= .milliseconds(1) {
-                _ = try zmqPollReadable([client.socket], timeoutMilliseconds: Int(untilNext / .milliseconds(1)))
+            if untilNext >= .milliseconds(1) || (pacing == .millisecond && untilNext > .zero) {
+                let milliseconds = max(1, Int(untilNext / .milliseconds(1)))
+                _ = try zmqPollReadable([client.socket], timeoutMilliseconds: milliseconds)
             } else if untilNext > .zero {
                 usleep(UInt32(min(100, max(1, untilNext / .microseconds(1)))))
             }

@@ -20,7 +20,8 @@ enum BenchProjectionsScenario {
         service and a projector in this process on loopback. Measured twice: while --rate
         commands/s (default 10000, the target's load) are sent steadily for --seconds, and while
         --loans loans are sent at full speed by 16 pipelined clients. p50 / p99 / max in
-        milliseconds (recordedAt has millisecond resolution).
+        milliseconds (recordedAt has millisecond resolution). The steady clients keep to their
+        schedule to the millisecond (latency's to 0.1 ms), waking far less often.
 
         rebuild: events/s rebuilding readmodels.db and audit.db from position 0, reading the store
         file directly, on a store filled through the service with --loans loans and as many
@@ -55,7 +56,7 @@ enum BenchProjectionsScenario {
                     }
                     let store = try SQLiteEventStore(readingAt: path)
                     try waitForProjector(lags, store: store)
-                    _ = try service.latencies(paced, rate: rate)
+                    _ = try service.latencies(paced, rate: rate, pacing: .millisecond)
                     steady.append(try waitForProjector(lags, store: store))
                     _ = try service.throughput(flood)
                     full.append(try waitForProjector(lags, store: store))
