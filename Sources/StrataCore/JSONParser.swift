@@ -184,6 +184,27 @@ public struct JSONParser {
 
     private mutating func parseString() throws(JSONParseError) -> String {
         index += 1  // opening quote
+        let start = index
+        // Most strings have no escape: check their bytes (UTF-8, no control character) and
+        // make the String from them in one go. At the first escape, start again below.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let end = index
+                index += 1
+                return bytes.withUnsafeBufferPointer { buffer in
+                    String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self)
+                }
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw error(.controlCharacterInString) }
+            if byte < 0x80 {
+                index += 1
+            } else {
+                _ = try decodeUTF8Scalar()
+            }
+        }
+        index = start
         var scalars = String.UnicodeScalarView()
         while true {
             guard index < bytes.count else { throw error(.unexpectedEnd) }

@@ -274,6 +274,21 @@ struct JSONParserAcceptanceTests {
         #expect(value.stringValue.map { Array($0.utf8) } == sequence)
     }
 
+    /// Strings without an escape are read straight from their bytes; one escape anywhere
+    /// sends the parser back to the string's start to read it scalar by scalar. Either way
+    /// the string must be the one written, so: random strings of ASCII, multi-byte text and
+    /// characters that must be escaped, in every mix, printed and read back.
+    @Test func stringsReadBackWithAndWithoutEscapes() throws {
+        let pieces: [String] = ["a", "Z", "0", " ", "é", "€", "𝄞", "😀", "\"", "\\", "\n", "\u{1}", "\u{1F}", "/", "\u{7F}"]
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<2_000 {
+            let count = Int.random(in: 0...(round % 7 == 0 ? 200 : 12), using: &generator)
+            let text = (0..<count).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let printed = CanonicalJSON.bytes(.array([.string(text), .string(text + "!")]))
+            #expect(try JSONParser.parse(printed) == .array([.string(text), .string(text + "!")]), "\(text.debugDescription)")
+        }
+    }
+
     @Test func sameKeyInDifferentObjectsIsNotADuplicate() throws {
         #expect(try JSONParser.parse(#"[{"a":1},{"a":2,"A":3}]"#) == [["a": 1], ["a": 2, "A": 3]])
     }
