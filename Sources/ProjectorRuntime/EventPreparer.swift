@@ -40,7 +40,7 @@ struct EventPreparer: Sendable {
         var prepared: [PreparedEvent] = []
         prepared.reserveCapacity(events.count)
         for event in events {
-            if skipped.contains(event.position) {
+            if !skipped.isEmpty, skipped.contains(event.position) {
                 prepared.append(PreparedEvent(event: event, work: .pass))
                 hash = event.hash
                 continue

@@ -124,7 +124,7 @@ public final class ProjectionDatabase {
         let first = preparer.prepare(events[..<split], after: chainHash)
         guard first.count == split else { return try apply(prepared: first) }  // it ends at a poison event
         let preparer = self.preparer
-        let rest = Array(events[split...])
+        let rest = events[split...]
         let preparing = Background { preparer.prepare(rest, after: last.hash) }
         try apply(prepared: first, then: preparing.result)
     }
@@ -141,22 +141,24 @@ public final class ProjectionDatabase {
             throw ProjectorError(
                 .outOfOrder, "\(name) is at position \(checkpoint); handed position \(head.event.position)")
         }
-        var events = first
+        // Kept apart rather than appended to `first`: a copy of every prepared event, per
+        // batch, for the rare poison event that needs them together.
+        var rest: [PreparedEvent] = []
         var cursor = Cursor(position: checkpoint, hash: chainHash)
         do {
             try connection.transaction {
                 for event in first { try applyOne(event, cursor: &cursor) }
                 if let more {
-                    let rest = more()
-                    events += rest
+                    rest = more()
                     for event in rest { try applyOne(event, cursor: &cursor) }
                 }
                 try writeCheckpoint(cursor, stop: nil)
             }
             (checkpoint, chainHash) = (cursor.position, cursor.hash)
-            truncateAfterErasure(events)
+            truncateAfterErasure([first, rest].joined())
         } catch let poison as Poison {
             // Rolled back: apply the good prefix again and record the stop, in one transaction.
+            let events = first + rest
             var good = Cursor(position: checkpoint, hash: chainHash)
             do {
                 try connection.transaction {
