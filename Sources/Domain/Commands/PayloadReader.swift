@@ -31,7 +31,9 @@ public struct PayloadReader {
     public let context: DecisionContext
     private let fields: [String: JSONValue]
     private let prefix: String
-    private var known: Set<String> = []
+    /// The fields asked for, in order, repeats and all: a payload has a dozen fields at
+    /// most, so looking through a list once in `finish` is cheaper than hashing every read.
+    private var known: [String] = []
     public private(set) var problems: [StrataError.FieldProblem] = []
 
     public init(_ fields: [String: JSONValue], context: DecisionContext, prefix: String = "") {
@@ -47,9 +49,8 @@ public struct PayloadReader {
 
     /// Records UNKNOWN_FIELD for every field no read asked for. Call once, last.
     public mutating func finish() {
-        for key in fields.keys.sorted() where !known.contains(key) {
-            report(key, Reason.unknownField)
-        }
+        let unknown = fields.keys.filter { !known.contains($0) }
+        for key in unknown.sorted() { report(key, Reason.unknownField) }
     }
 
     /// Whether the payload carries `key` with a non-null value (without reading it).
@@ -60,7 +61,7 @@ public struct PayloadReader {
 
     /// The value of `key`, or nil (after reporting REQUIRED when `required`).
     private mutating func take(_ key: String, required: Bool) -> JSONValue? {
-        known.insert(key)
+        known.append(key)
         guard let value = fields[key], value != .null else {
             if required { report(key, Reason.required) }
             return nil
