@@ -34,25 +34,21 @@ struct EventPreparer: Sendable {
 
     /// Prepares `events`, the first of which follows the event whose hash is `hash`; the
     /// result ends early at the first poison event, since nothing after it is applied.
-    func prepare(_ events: some Collection<RecordedEvent>, after hash: String) -> [PreparedEvent] {
-        var hash = hash
+    /// `checkingInHalves` checks the chain of the second half on another thread meanwhile
+    /// (for when preparing, not writing, is what a rebuild waits for); the result is the same.
+    func prepare(
+        _ events: some Collection<RecordedEvent>, after hash: String, checkingInHalves: Bool = false
+    ) -> [PreparedEvent] {
+        let chain = checkingInHalves ? checkChainInHalves(Array(events), after: hash) : checkChain(events, after: hash)
         var routed: [Substring: [any Projection]] = [:]
         var prepared: [PreparedEvent] = []
-        prepared.reserveCapacity(events.count)
-        for event in events {
+        prepared.reserveCapacity(chain.linked + 1)
+        // Decoded in order, on this thread alone: opening personal data follows the erasures
+        // before it (`ProjectedEvent(recorded:opener:)`).
+        for event in events.prefix(chain.linked) {
             if !skipped.isEmpty, skipped.contains(event.position) {
                 prepared.append(PreparedEvent(event: event, work: .pass))
-                hash = event.hash
                 continue
-            }
-            guard event.continuesChain(from: hash) else {
-                let reason =
-                    event.prevHash == hash
-                    ? "the hash chain is broken: hash \(event.hash) does not match the event's contents"
-                    : "the hash chain is broken: prevHash \(event.prevHash) is not the hash of position "
-                        + "\(event.position - 1) (\(hash))"
-                prepared.append(PreparedEvent(event: event, work: .poison(reason)))
-                break
             }
             let category = event.category
             let interested: [any Projection]
@@ -70,11 +66,56 @@ struct EventPreparer: Sendable {
                     prepared.append(PreparedEvent(event: event, work: .apply(projected, interested)))
                 } catch {
                     prepared.append(PreparedEvent(event: event, work: .poison("cannot read the event: \(error)")))
-                    break
+                    return prepared
+                }
+            }
+        }
+        if let broken = chain.broken {
+            prepared.append(PreparedEvent(event: broken.event, work: .poison(broken.reason)))
+        }
+        return prepared
+    }
+
+    /// How many of `events`, from the first, continue the chain after `hash` (each event's
+    /// `prevHash` the hash before it, its `hash` recomputing from its contents; a skipped
+    /// event's hash taken as it is), and the first that does not, with why.
+    struct ChainCheck {
+        var linked: Int
+        var broken: (event: RecordedEvent, reason: String)?
+    }
+
+    func checkChain(_ events: some Collection<RecordedEvent>, after hash: String) -> ChainCheck {
+        var hash = hash
+        var linked = 0
+        for event in events {
+            if skipped.isEmpty || !skipped.contains(event.position) {
+                guard event.continuesChain(from: hash) else {
+                    let reason =
+                        event.prevHash == hash
+                        ? "the hash chain is broken: hash \(event.hash) does not match the event's contents"
+                        : "the hash chain is broken: prevHash \(event.prevHash) is not the hash of position "
+                            + "\(event.position - 1) (\(hash))"
+                    return ChainCheck(linked: linked, broken: (event, reason))
                 }
             }
             hash = event.hash
+            linked += 1
         }
-        return prepared
+        return ChainCheck(linked: linked, broken: nil)
+    }
+
+    /// `checkChain`, the second half on another thread. That half is checked after the
+    /// stored hash of the first half's last event, which counts only once the first half
+    /// has checked out whole; otherwise the first half's answer is the answer.
+    func checkChainInHalves(_ events: [RecordedEvent], after hash: String) -> ChainCheck {
+        let half = events.count / 2
+        guard half >= 64 else { return checkChain(events, after: hash) }
+        let middle = events[half - 1].hash
+        let second = events[half...]
+        let checkingSecond = Background { [self] in checkChain(second, after: middle) }
+        let first = checkChain(events[..<half], after: hash)
+        let rest = checkingSecond.result()
+        guard first.linked == half else { return first }
+        return ChainCheck(linked: half + rest.linked, broken: rest.broken)
     }
 }
