@@ -118,14 +118,16 @@ public final class CommandServer: Sendable {
             throw ServerError(.environment, "cannot open the event store \(settings.storePath): \(error.message)")
         }
         logStructureCheck(store, logger: logger)
+        // The store is checked before anything is created beside it: a start refused for a
+        // damaged or rewritten history leaves no new key store and no new checkpoint key.
+        let checkpoint = try CheckpointSigner.checkStart(store, head: head)
+        let signingKey = try settings.checkpointKey?()
         let subjectKeys: SubjectKeyStore
         do throws(SubjectKeyStoreError) {
             subjectKeys = try SubjectKeyStore(writingAt: settings.subjectKeysPath)
         } catch {
             throw ServerError(.environment, error.message)
         }
-        let checkpoint = try CheckpointSigner.checkStart(store, head: head)
-        let signingKey = try settings.checkpointKey?()
         settings.metrics?.started(head: head)
         writerStore = HandOff(store)
         let context: ZMQContext

@@ -70,6 +70,25 @@ import Workloads
             refused.log.contains("the chain no longer matches the signed checkpoint at \(head)")
                 && refused.log.contains("strata verify"), "\(refused.log)")
         #expect(!refused.log.contains(" ready "))
+
+        // The same history restored into a new data directory: refused before anything is
+        // made beside it, neither a key store for personal data nor a checkpoint key.
+        let restored = try ChildProcess.temporaryDirectory("strata-checkpoints-restored")
+        defer { try? FileManager.default.removeItem(at: restored) }
+        // With the WAL, where the rewrite may still be while this test's reader is open.
+        for name in ["keys.json", "events.db", "events.db-wal", "checkpoint.pub"]
+        where FileManager.default.fileExists(atPath: data.appendingPathComponent(name).path) {
+            try FileManager.default.copyItem(
+                at: data.appendingPathComponent(name), to: restored.appendingPathComponent(name))
+        }
+        let elsewhere = try StrataProcess(
+            ["serve", "--data", restored.path, "--commands", any, "--events", any, "--history", any,
+             "--checkpoint-key", data.appendingPathComponent("checkpoint.key").path])
+        defer { elsewhere.stop() }
+        #expect(elsewhere.waitForExit(timeout: 30) == 1, "\(elsewhere.log)")
+        #expect(elsewhere.log.contains("the chain no longer matches the signed checkpoint at \(head)"), "\(elsewhere.log)")
+        let made = try FileManager.default.contentsOfDirectory(atPath: restored.path)
+        #expect(!made.contains { $0.hasPrefix("subject-keys.db") }, "\(made)")
     }
 
     /// A crash leaves the last events unsigned; the next start checks that they still chain
