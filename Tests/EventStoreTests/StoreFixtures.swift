@@ -4,6 +4,13 @@ import StrataCore
 import StrataTesting
 import Testing
 
+/// Where the conformance tests' SQLite stores go: one directory for the test process,
+/// removed as it exits (the stores are handed out as `any EventStore`, with no teardown).
+private let storesDirectory = try! ChildProcess.temporaryDirectory("strata-store")
+private let removeStoresAtExit: Void = {
+    atexit { try? FileManager.default.removeItem(at: storesDirectory) }
+}()
+
 /// Which implementation a conformance test runs against.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case sqlite
@@ -14,8 +21,9 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     func make(clock: FixedClock = FixedClock()) throws -> any EventStore {
         switch self {
         case .sqlite:
-            let directory = try ChildProcess.temporaryDirectory("strata-store")
-            return try SQLiteEventStore(path: directory.appendingPathComponent("events.db").path, clock: clock)
+            _ = removeStoresAtExit
+            let path = storesDirectory.appendingPathComponent("events-\(UUID().uuidString).db").path
+            return try SQLiteEventStore(path: path, clock: clock)
         case .memory:
             return InMemoryEventStore(clock: clock)
         }
