@@ -1,5 +1,4 @@
 import Foundation
-import StrataCore
 import Synchronization
 
 /// A thread beside the store's writer that hashes the chain while the writer decides,
@@ -75,9 +74,9 @@ final class ChainHashingThread: Sendable {
                 var made: [ChainLink] = []
                 made.reserveCapacity(ChainHashingThread.publishEvery)
                 for (index, event) in events.enumerated() {
-                    let hash = HashChain.hash(previous: previous, canonicalEvent: event.canonicalBody)
-                    made.append(ChainLink(hash: hash, hex: Hex.encode(hash)))
-                    previous = hash
+                    let link = ChainLink(of: event, after: previous)
+                    made.append(link)
+                    previous = link.hash
                     if made.count == ChainHashingThread.publishEvery || index == events.count - 1 {
                         publish(made, previous: previous)
                         made.removeAll(keepingCapacity: true)

@@ -4,6 +4,12 @@ import StrataCore
 package struct ChainLink: Sendable {
     package let hash: [UInt8]
     package let hex: String
+
+    /// The link of `event`, which follows the event whose hash is `previous`.
+    init(of event: NumberedEvent, after previous: [UInt8]) {
+        hash = HashChain.hash(previous: previous, canonicalEvent: event.canonicalBody)
+        hex = Hex.encode(hash)
+    }
 }
 
 /// An event decided and numbered by an append, not yet hashed: a `RecordedEvent` but for
@@ -49,9 +55,9 @@ package struct InlineChain: ChainLinking {
     }
 
     package mutating func submit(_ event: NumberedEvent) {
-        let hash = HashChain.hash(previous: previous, canonicalEvent: event.canonicalBody)
-        links.append(ChainLink(hash: hash, hex: Hex.encode(hash)))
-        previous = hash
+        let link = ChainLink(of: event, after: previous)
+        links.append(link)
+        previous = link.hash
     }
 
     package func link(_ index: Int) -> ChainLink { links[index] }

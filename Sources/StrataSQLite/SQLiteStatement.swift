@@ -69,12 +69,7 @@ public final class SQLiteStatement {
     /// would copy it into a new NUL-terminated array first, once per bound value.
     private func bind(text: String, at index: Int32) -> Int32 {
         var text = text
-        return text.withUTF8 { utf8 in
-            // A non-nil pointer even for empty input, so SQLite stores '' rather than NULL.
-            let base = UnsafeRawPointer(utf8.baseAddress) ?? UnsafeRawPointer(bitPattern: 1)!
-            return sqlite3_bind_text(
-                handle, index, base.assumingMemoryBound(to: CChar.self), Int32(utf8.count), SQLITE_TRANSIENT)
-        }
+        return text.withUTF8 { bindText(UnsafeRawBufferPointer($0), at: index, copying: true) }
     }
 
     /// Binds UTF-8 bytes as TEXT without SQLite copying them (`SQLITE_STATIC`): the bytes
@@ -82,9 +77,7 @@ public final class SQLiteStatement {
     /// bindings) or the parameter is bound again. For callers that bind many values per
     /// statement from one buffer they keep.
     public func bind(unretainedUTF8 bytes: UnsafeRawBufferPointer, at index: Int32) throws(SQLiteError) {
-        // A non-nil pointer even for empty input, so SQLite stores '' rather than NULL.
-        let base = bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
-        let rc = sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
+        let rc = bindText(bytes, at: index, copying: false)
         guard rc == SQLITE_OK else { throw connection.error(rc) }
     }
 
@@ -96,12 +89,24 @@ public final class SQLiteStatement {
 
     private func bind(bytes: [UInt8], at index: Int32, asText: Bool) -> Int32 {
         bytes.withUnsafeBytes { raw in
-            // A non-nil pointer even for empty input, so SQLite stores '' / x'' rather than NULL.
-            let base = raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
-            return asText
-                ? sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), SQLITE_TRANSIENT)
-                : sqlite3_bind_blob(handle, index, base, Int32(bytes.count), SQLITE_TRANSIENT)
+            asText
+                ? bindText(raw, at: index, copying: true)
+                : sqlite3_bind_blob(handle, index, Self.start(of: raw), Int32(raw.count), SQLITE_TRANSIENT)
         }
+    }
+
+    /// The one place text is bound: SQLite copies it (`SQLITE_TRANSIENT`) or, not copying,
+    /// reads it where it is until the statement is reset.
+    private func bindText(_ bytes: UnsafeRawBufferPointer, at index: Int32, copying: Bool) -> Int32 {
+        sqlite3_bind_text(
+            handle, index, Self.start(of: bytes).assumingMemoryBound(to: CChar.self), Int32(bytes.count),
+            copying ? SQLITE_TRANSIENT : nil)
+    }
+
+    /// Where `bytes` start, non-nil even when they are empty, so that SQLite stores '' or x''
+    /// rather than NULL.
+    private static func start(of bytes: UnsafeRawBufferPointer) -> UnsafeRawPointer {
+        bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
     }
 
     /// Advances to the next row; false when done.
