@@ -182,7 +182,7 @@ public struct ChainVerifier: Sendable {
 
     /// `prevHash` is the previous event's hash.
     private mutating func linkHolds(position: Int64, prevHash: UnsafeRawBufferPointer) -> Bool {
-        guard ChainVerifier.equal(prevHash, previousHex()) else {
+        guard HashChain.equal(prevHash, previousHex()) else {
             problem = ChainProblem(
                 position: position, kind: .brokenLink,
                 message: "prevHash \(text(prevHash)) is not the previous hash \(text(previousHashHex))")
@@ -193,8 +193,8 @@ public struct ChainVerifier: Sendable {
 
     /// The stored hash is the one in `computedHash`, which then becomes the previous hash.
     private mutating func hashHolds(position: Int64, hash: UnsafeRawBufferPointer) -> Bool {
-        ChainVerifier.hex(computedHash, into: &computedHashHex)
-        guard ChainVerifier.equal(hash, computedHashHex) else {
+        Hex.encode(computedHash, into: &computedHashHex)
+        guard HashChain.equal(hash, computedHashHex) else {
             problem = ChainProblem(
                 position: position, kind: .hashMismatch,
                 message: "stored hash \(text(hash)) but the event's columns hash to \(text(computedHashHex))")
@@ -223,7 +223,7 @@ public struct ChainVerifier: Sendable {
     /// `previousHashHex`, written first if it is behind `previousHash`.
     private mutating func previousHex() -> [UInt8] {
         if !previousHexIsCurrent {
-            ChainVerifier.hex(previousHash, into: &previousHashHex)
+            Hex.encode(previousHash, into: &previousHashHex)
             previousHexIsCurrent = true
         }
         return previousHashHex
@@ -286,24 +286,6 @@ public struct ChainVerifier: Sendable {
             lastGoodHash: previousHexIsCurrent ? text(previousHashHex) : Hex.encode(previousHash),
             checkpointsChecked: checkpointsChecked, lastSignedPosition: lastSigned?.position ?? 0,
             lastSignedAt: lastSigned?.signedAt, trustedKey: trustedKey.map { Hex.encode($0) }, problem: problem)
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// Byte equality by `memcmp`: the generic `elementsEqual` cost more than the SQLite
-    /// read in the verifier's loop.
-    private static func equal(_ stored: UnsafeRawBufferPointer, _ expected: [UInt8]) -> Bool {
-        guard stored.count == expected.count else { return false }
-        guard let base = stored.baseAddress else { return expected.isEmpty }
-        return expected.withUnsafeBytes { memcmp(base, $0.baseAddress!, stored.count) == 0 }
-    }
-
-    /// Lowercase hex of `bytes` into `out` (twice as long), without allocating.
-    private static func hex(_ bytes: [UInt8], into out: inout [UInt8]) {
-        for (index, byte) in bytes.enumerated() {
-            out[2 * index] = hexDigits[Int(byte >> 4)]
-            out[2 * index + 1] = hexDigits[Int(byte & 0x0F)]
-        }
     }
 
     private func text(_ bytes: some Sequence<UInt8>) -> String { String(decoding: Array(bytes), as: UTF8.self) }

@@ -1,4 +1,5 @@
 import CSodium
+import Foundation
 
 /// The tamper-evident chain: `hash = SHA-256(prevHash as 32 raw bytes ‖ canonical event)`,
 /// the canonical event being the event's JSON without `hash` and `prevHash` (RFC 8785).
@@ -23,6 +24,14 @@ public enum HashChain {
             crypto_hash_sha256_update(&state, base.assumingMemoryBound(to: UInt8.self), UInt64(canonicalEvent.count))
         }
         crypto_hash_sha256_final(&state, &out)
+    }
+
+    /// Byte equality by `memcmp`, for the loops that compare a stored hash with the one
+    /// computed: the generic `elementsEqual` cost more than reading the row.
+    static func equal(_ stored: UnsafeRawBufferPointer, _ expected: [UInt8]) -> Bool {
+        guard stored.count == expected.count else { return false }
+        guard let base = stored.baseAddress else { return expected.isEmpty }
+        return expected.withUnsafeBytes { memcmp(base, $0.baseAddress!, stored.count) == 0 }
     }
 
     public static func sha256(_ bytes: [UInt8]) -> [UInt8] {

@@ -52,7 +52,7 @@ extension RecordedEvent {
     /// Whether `hash` is SHA-256(`previousHash` ‖ this event's canonical body) and
     /// `prevHash` is `previousHash`: the event links onto the chain that ends there.
     public func continuesChain(from previousHash: String) -> Bool {
-        guard prevHash == previousHash, let previous = Hex.decode(previousHash), previous.count == 32 else { return false }
-        return Hex.encode(HashChain.hash(previous: previous, canonicalEvent: canonicalBody)) == hash
+        var follower = ChainFollower()
+        return follower.links(self, after: previousHash)
     }
 }

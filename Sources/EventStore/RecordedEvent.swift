@@ -56,9 +56,26 @@ public struct RecordedEvent: Sendable, Equatable {
 
     /// The bytes the chain hashes: the canonical event without `hash` and `prevHash`.
     public var canonicalBody: [UInt8] {
-        RecordedEvent.envelope(
-            data: data, hash: nil, metadata: metadata, position: position, prevHash: nil, recordedAt: recordedAt,
-            schemaVersion: schemaVersion, stream: stream, type: type, version: version)
+        var out: [UInt8] = []
+        out.reserveCapacity(data.count + metadata.count + 256)
+        appendCanonicalBody(to: &out)
+        return out
+    }
+
+    /// `canonicalBody`, appended to `out`. The strings go in as contiguous bytes: scanning
+    /// and copying them through their `utf8` views cost several times more.
+    func appendCanonicalBody(to out: inout [UInt8]) {
+        var (recordedAt, stream, type) = (recordedAt, stream, type)
+        recordedAt.withUTF8 { recordedAt in
+            stream.withUTF8 { stream in
+                type.withUTF8 { type in
+                    RecordedEvent.appendEnvelope(
+                        to: &out, data: data, hash: nil, metadata: metadata, position: position, prevHash: nil,
+                        recordedAt: recordedAt, schemaVersion: Int64(schemaVersion), stream: stream, type: type,
+                        version: version)
+                }
+            }
+        }
     }
 
     /// The event as the bus, history and `replay` carry it: canonical JSON with the hashes.

@@ -87,9 +87,10 @@ struct EventPreparer: Sendable {
     func checkChain(_ events: some Collection<RecordedEvent>, after hash: String) -> ChainCheck {
         var hash = hash
         var linked = 0
+        var follower = ChainFollower()
         for event in events {
             if skipped.isEmpty || !skipped.contains(event.position) {
-                guard event.continuesChain(from: hash) else {
+                guard follower.links(event, after: hash) else {
                     let reason =
                         event.prevHash == hash
                         ? "the hash chain is broken: hash \(event.hash) does not match the event's contents"

@@ -12,6 +12,15 @@ public enum Hex {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Writes `bytes` in hex into `out`, which holds twice as many: for loops that reuse it.
+    public static func encode(_ bytes: [UInt8], into out: inout [UInt8]) {
+        precondition(out.count == bytes.count * 2, "hex takes two digits a byte")
+        for (i, b) in bytes.enumerated() {
+            out[2 * i] = digits[Int(b >> 4)]
+            out[2 * i + 1] = digits[Int(b & 0x0F)]
+        }
+    }
+
     /// nil unless `text` is an even number of hex digits.
     public static func decode(_ text: String) -> [UInt8]? {
         let utf8 = Array(text.utf8)
