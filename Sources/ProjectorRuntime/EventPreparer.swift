@@ -8,7 +8,9 @@ struct PreparedEvent: Sendable {
     enum Work: Sendable {
         /// Skipped by an operator, or read by none of the file's projections.
         case pass
-        case apply(ProjectedEvent, [any Projection])
+        /// Boxed (`indirect`): the writer then reads the event where the box holds it, where
+        /// an unboxed one was copied out (a retain of every string in it) to be applied.
+        indirect case apply(ProjectedEvent, [any Projection])
         /// It stops the projection, for this reason.
         case poison(String)
     }

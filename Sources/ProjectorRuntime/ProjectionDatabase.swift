@@ -147,15 +147,17 @@ public final class ProjectionDatabase {
         var cursor = Cursor(position: checkpoint, hash: chainHash)
         do {
             try connection.transaction {
-                for event in first { try applyOne(event, cursor: &cursor) }
+                // By index: `for event in first` would copy each prepared event (a retain
+                // of every string it holds) only to read it.
+                for index in first.indices { try applyOne(first[index], cursor: &cursor) }
                 if let more {
                     rest = more()
-                    for event in rest { try applyOne(event, cursor: &cursor) }
+                    for index in rest.indices { try applyOne(rest[index], cursor: &cursor) }
                 }
                 try writeCheckpoint(cursor, stop: nil)
             }
             (checkpoint, chainHash) = (cursor.position, cursor.hash)
-            truncateAfterErasure([first, rest].joined())
+            truncateAfterErasure(cursor.erased)
         } catch let poison as Poison {
             // Rolled back: apply the good prefix again and record the stop, in one transaction.
             let events = first + rest
@@ -171,7 +173,7 @@ public final class ProjectionDatabase {
                 throw ProjectorError(.io, "\(name): recording the stop at position \(poison.stop.position) failed: \(error)")
             }
             (checkpoint, chainHash, stop) = (good.position, good.hash, poison.stop)
-            truncateAfterErasure(events.prefix(while: { $0.event.position < poison.stop.position }))
+            truncateAfterErasure(good.erased)
         } catch let error as ProjectorError {
             throw error
         } catch {
@@ -183,8 +185,7 @@ public final class ProjectionDatabase {
     /// data are gone from the file (`secure_delete` zeroes what an update frees) but may still
     /// sit in the WAL: a TRUNCATE checkpoint writes the WAL back and empties it. A reader in
     /// the middle of a read holds it back; then it is tried again after the next batch.
-    private func truncateAfterErasure(_ applied: some Collection<PreparedEvent>) {
-        let erasure = applied.contains { $0.event.type == PersonalDataErased.eventType }
+    private func truncateAfterErasure(_ erasure: Bool) {
         guard truncationDue || erasure else { return }
         truncationDue = true
         do {
@@ -199,6 +200,8 @@ public final class ProjectionDatabase {
     private struct Cursor {
         var position: Int64
         var hash: String
+        /// An erasure was among the events applied (or passed over) since the cursor began.
+        var erased = false
     }
 
     /// An event that stops the projection (thrown inside the transaction to roll it back).
@@ -230,7 +233,9 @@ public final class ProjectionDatabase {
                 }
             }
         }
-        cursor = Cursor(position: event.position, hash: event.hash)
+        cursor.position = event.position
+        cursor.hash = event.hash
+        if event.type == PersonalDataErased.eventType { cursor.erased = true }
     }
 
     private func writeCheckpoint(_ cursor: Cursor, stop: ProjectionStop?) throws {

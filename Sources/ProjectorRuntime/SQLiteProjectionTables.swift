@@ -56,18 +56,16 @@ final class SQLiteProjectionTables: ProjectionTables {
         }
     }
 
-    /// The text of the values being bound, one after the other, kept from statement to
-    /// statement so that binding text costs SQLite no allocation and no copy of its own.
-    private var text: [UInt8] = []
-
     /// Binds `values` to `statement`, runs `body`, and resets the statement (clearing the
-    /// bindings) before the text they point into can change.
+    /// bindings) before the text they point into goes away. The text of the values is laid
+    /// one after the other in one temporary buffer (on the stack when it is small), so that
+    /// binding text costs SQLite no allocation and no copy of its own.
     private func withBound<T>(
         _ values: [ProjectionValue], to statement: SQLiteStatement, _ body: () throws -> T
     ) throws -> T {
-        text.removeAll(keepingCapacity: true)
-        for case .text(let value) in values { text.append(contentsOf: value.utf8) }
-        return try text.withUnsafeBytes { buffer in
+        var length = 0
+        for case .text(let value) in values { length += value.utf8.count }
+        return try withUnsafeTemporaryAllocation(byteCount: length, alignment: 1) { text in
             defer { statement.reset() }
             var offset = 0
             for (position, value) in values.enumerated() {
@@ -75,11 +73,14 @@ final class SQLiteProjectionTables: ProjectionTables {
                 switch value {
                 case .null: try statement.bind(.null, at: index)
                 case .integer(let number): try statement.bind(number, at: index)
-                case .text(let value):
-                    let count = value.utf8.count
-                    try statement.bind(
-                        unretainedUTF8: UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + count)]), at: index)
-                    offset += count
+                case .text(var value):
+                    let bytes = value.withUTF8 { utf8 in
+                        let bytes = UnsafeMutableRawBufferPointer(rebasing: text[offset..<(offset + utf8.count)])
+                        bytes.copyMemory(from: UnsafeRawBufferPointer(utf8))
+                        return UnsafeRawBufferPointer(bytes)
+                    }
+                    try statement.bind(unretainedUTF8: bytes, at: index)
+                    offset += bytes.count
                 }
             }
             return try body()
