@@ -40,10 +40,19 @@ public enum Rebuild {
         // chain is checked on a third, in the time the writer leaves free.
         var writing = Duration.zero
         var reading = Duration.zero
+        // The page written last time, until it is let go (below).
+        var written = Written.none
         while let last = page.events.last, database.stop == nil {
             let head = page.head
             let inHalves = reading > writing
-            let ahead = Background { () -> Swift.Result<(Page, [PreparedEvent], Duration), ProjectorError> in
+            // Freeing a page of decoded events (every string, array and box in it) is work
+            // the writer need not wait for: when the writer is the slower side, the reading
+            // thread takes the page written last and lets it go once the next is ready. Its
+            // closure then holds the only reference, so the page is freed where that ends.
+            var retiring = Written.none
+            if !inHalves { swap(&retiring, &written) }
+            let ahead = Background { [retiring] () -> Swift.Result<(Page, [PreparedEvent], Duration), ProjectorError> in
+                defer { withExtendedLifetime(retiring) {} }
                 let started = ContinuousClock.now
                 do throws(ProjectorError) {
                     let next = try reader.page(after: last.position, head: head)
@@ -53,12 +62,15 @@ public enum Rebuild {
                     return .failure(error)
                 }
             }
+            retiring = .none
             defer { _ = ahead.result() }
             let started = ContinuousClock.now
             try database.apply(prepared: prepared)
             writing = ContinuousClock.now - started
             progress?(database.checkpoint, head)
-            (page, prepared, reading) = try ahead.result().get()
+            let next = try ahead.result().get()
+            written = Written(page: page, prepared: prepared)
+            (page, prepared, reading) = next
         }
         try database.finishBuilding()
         let elapsed = ContinuousClock.now - started
@@ -67,6 +79,14 @@ public enum Rebuild {
             throw ProjectorError(.io, "rebuilding \(name): the store ends at \(database.checkpoint), before position \(target)")
         }
         return Result(events: database.checkpoint, position: database.checkpoint, seconds: seconds, stop: database.stop)
+    }
+
+    /// A page and its events as prepared, once written.
+    struct Written: Sendable {
+        var page: Page
+        var prepared: [PreparedEvent]
+
+        static let none = Written(page: Page(events: [], head: 0), prepared: [])
     }
 
     /// Events of a page of history, cut at the head, and that head.

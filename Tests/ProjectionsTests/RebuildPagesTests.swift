@@ -1,0 +1,53 @@
+import EventStore
+import Events
+import Foundation
+import ProjectorRuntime
+import Projections
+import StrataCore
+import StrataTesting
+import Testing
+
+/// A rebuild reads, checks and decodes the next page on another thread while it writes
+/// the current one, and lets each written page go on that thread too. However history is
+/// cut into pages, the rebuilt file must be the live one, row for row.
+@Suite struct RebuildPagesTests {
+    private typealias F = LendingFixtures
+
+    /// History handed out from the events recorded, a page at a time.
+    struct Recorded: HistorySource, Sendable {
+        let events: [RecordedEvent]
+
+        func page(after position: Int64, limit: Int) throws(HistoryError) -> HistoryPage {
+            HistoryPage(
+                events: Array(events.drop { $0.position <= position }.prefix(limit)), head: events.last?.position ?? 0)
+        }
+    }
+
+    @Test(arguments: [1, 7, 128, 100_000])
+    func aRebuildInPagesOfAnySizeEqualsTheLiveFile(pageSize: Int) throws {
+        let h = try ProjectionHarness(ReadModels.all, name: "readmodels")
+        try h.given(F.agentRegistered("agent-1", username: "ravi"), stream: "user-agent-1", actor: "agent-1")
+        try h.given(F.agentApproved("agent-1"), stream: "user-agent-1")
+        for n in 1...30 {
+            let (account, loan) = ("A\(n)", "L\(n)")
+            try h.given(F.accountOpened(account), stream: "account-\(account)", actor: "agent-1")
+            try h.given(F.loanRequested(loan, account: account), stream: "loan-\(loan)", actor: "agent-1")
+            try h.given(F.loanApproved(loan), stream: "loan-\(loan)")
+            try h.given(F.partialPayment(loan, id: "P\(n)a"), stream: "loan-\(loan)", actor: "agent-1")
+            if n % 3 != 0 {
+                try h.given(F.fullPayment(loan, id: "P\(n)b"), stream: "loan-\(loan)", actor: "agent-1")
+                try h.given(F.loanClosed(loan), stream: "loan-\(loan)")
+            }
+        }
+        let output = h.directory.appendingPathComponent("rebuilt-\(pageSize).db").path
+        let result = try Rebuild.run(
+            name: "readmodels", projections: ReadModels.all, from: Recorded(events: h.recorded), into: output,
+            pageSize: pageSize)
+        #expect(result.stop == nil)
+        #expect(result.events == Int64(h.recorded.count))
+        let live = try #require(try ProjectionSnapshot(path: h.database.path))
+        let comparison = try live.compare(with: output)
+        #expect(comparison.difference == nil)
+        #expect(comparison.rows > 200)
+    }
+}
