@@ -121,6 +121,9 @@ public final class SQLiteEventStore: EventStore {
                 throw StoreError(.io, "cannot switch \(path) to WAL mode")
             }
             try c.execute("PRAGMA synchronous=FULL")
+            // The log is copied back into the file on a thread of its own, not inside the
+            // group commit that crosses SQLite's checkpoint threshold.
+            c.checkpointInBackground()
             try c.transaction {
                 try c.execute(schema)
                 try c.execute("PRAGMA application_id=\(applicationId)")

@@ -361,6 +361,9 @@ public final class ProjectionDatabase {
             // A batch touches pages all over the read models' indexes: with SQLite's default
             // 2 MB cache it spilled and re-read pages within one transaction.
             try connection.execute(durability == .durable ? "PRAGMA cache_size=-65536" : "PRAGMA cache_size=-262144")
+            // A batch whose commit copied the log back into the file (SQLite's automatic
+            // checkpoint) waited tens of milliseconds more: the lag's tail.
+            if durability == .durable { connection.checkpointInBackground() }
             return connection
         } catch {
             throw ProjectorError(.io, "cannot open \(path): \(error.message)")

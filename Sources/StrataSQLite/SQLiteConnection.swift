@@ -15,6 +15,8 @@ public final class SQLiteConnection {
     private var cache: [String: SQLiteStatement] = [:]
     /// The statements of `SQLiteStatementKey`s, by their index.
     private var keyed: [SQLiteStatement?] = []
+    /// Checkpoints this connection's WAL file on another thread, once started.
+    private var checkpointer: WALCheckpointer?
 
     /// Settings SQLite takes only before its first connection: made once, by the first.
     private static let configured: Void = {
@@ -49,6 +51,12 @@ public final class SQLiteConnection {
     /// Closes the connection now (finalizing its statements); later calls fail with
     /// SQLITE_MISUSE. Used before a file is deleted and created again.
     public func close() {
+        if let checkpointer {
+            // No commit may reach the checkpointer once it is gone.
+            sqlite3_wal_hook(handle, nil, nil)
+            checkpointer.stop()
+            self.checkpointer = nil
+        }
         cache.removeAll()  // statements finalize before the connection closes
         keyed.removeAll()
         sqlite3_close_v2(handle)
@@ -115,6 +123,22 @@ public final class SQLiteConnection {
         defer { s.reset() }
         guard try s.step(), !s.isNull(0) else { return nil }
         return s.text(0)
+    }
+
+    /// Moves this connection's WAL checkpoints to a thread of their own (`WALCheckpointer`):
+    /// its commits then never copy the log back into the file themselves, unless the log
+    /// reaches `inlinePages` frames. For a file in WAL mode that this connection writes.
+    public func checkpointInBackground(pages: Int32 = 1000, inlinePages: Int32 = 4000) {
+        guard checkpointer == nil else { return }
+        let checkpointer = WALCheckpointer(path: path, pages: pages, inlinePages: inlinePages)
+        sqlite3_wal_hook(handle, walCheckpointHook, Unmanaged.passUnretained(checkpointer).toOpaque())
+        self.checkpointer = checkpointer
+    }
+
+    /// How many checkpoints the background checkpointer ran, and how many its commits ran
+    /// inline; nil when checkpoints are SQLite's own.
+    public var backgroundCheckpoints: (background: Int, inline: Int)? {
+        checkpointer.map { ($0.checkpoints.background, $0.checkpoints.inline) }
     }
 
     /// Runs `body` inside `BEGIN IMMEDIATE ... COMMIT`, rolling back if it throws.
