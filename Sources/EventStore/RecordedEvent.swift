@@ -62,20 +62,12 @@ public struct RecordedEvent: Sendable, Equatable {
         return out
     }
 
-    /// `canonicalBody`, appended to `out`. The strings go in as contiguous bytes: scanning
-    /// and copying them through their `utf8` views cost several times more.
+    /// `canonicalBody`, appended to `out`.
     func appendCanonicalBody(to out: inout [UInt8]) {
-        var (recordedAt, stream, type) = (recordedAt, stream, type)
-        recordedAt.withUTF8 { recordedAt in
-            stream.withUTF8 { stream in
-                type.withUTF8 { type in
-                    RecordedEvent.appendEnvelope(
-                        to: &out, data: data, hash: nil, metadata: metadata, position: position, prevHash: nil,
-                        recordedAt: recordedAt, schemaVersion: Int64(schemaVersion), stream: stream, type: type,
-                        version: version)
-                }
-            }
-        }
+        RecordedEvent.appendEnvelope(
+            to: &out, data: data, hash: String?.none?.utf8, metadata: metadata, position: position,
+            prevHash: String?.none?.utf8, recordedAt: recordedAt.utf8, schemaVersion: Int64(schemaVersion),
+            stream: stream.utf8, type: type.utf8, version: version)
     }
 
     /// The event as the bus, history and `replay` carry it: canonical JSON with the hashes.
@@ -93,7 +85,8 @@ public struct RecordedEvent: Sendable, Equatable {
         schemaVersion: Int, stream: String, type: String, version: Int64
     ) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(data.count + metadata.count + 256)
+        // Room for the hashes (128 bytes), the keys and the other members besides.
+        out.reserveCapacity(data.count + metadata.count + 384)
         appendEnvelope(
             to: &out, data: data, hash: hash?.utf8, metadata: metadata, position: position, prevHash: prevHash?.utf8,
             recordedAt: recordedAt.utf8, schemaVersion: Int64(schemaVersion), stream: stream.utf8, type: type.utf8,

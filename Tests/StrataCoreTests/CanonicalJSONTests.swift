@@ -334,3 +334,28 @@ struct PythonCrossCheckTests {
         }
     }
 }
+
+/// A string literal is the same bytes whichever collection holds its UTF-8: a String, its
+/// `utf8` view and an array are scanned in one piece, anything else byte by byte.
+@Suite struct CanonicalStringLiteralTests {
+    @Test(arguments: [
+        "", "plain", "é ✓ \u{2028} 𝄞", "quote \" backslash \\ slash /", "\u{0}\u{1}\u{8}\u{9}\u{a}\u{c}\u{d}\u{1f}",
+        String(repeating: "x\"", count: 300),
+    ])
+    func everyHolderOfTheBytesWritesTheSameLiteral(_ text: String) {
+        var fromString: [UInt8] = []
+        CanonicalJSON.appendString(text, to: &fromString)
+        #expect(fromString == Array(CanonicalJSON.string(.string(text)).utf8))
+        var fromView: [UInt8] = []
+        CanonicalJSON.appendString(utf8: text.utf8, to: &fromView)
+        var fromArray: [UInt8] = []
+        CanonicalJSON.appendString(utf8: Array(text.utf8), to: &fromArray)
+        var fromLazy: [UInt8] = []
+        let lazy = text.utf8.lazy.map { $0 }
+        #expect(lazy.withContiguousStorageIfAvailable { _ in true } == nil)
+        CanonicalJSON.appendString(utf8: lazy, to: &fromLazy)
+        #expect(fromView == fromString)
+        #expect(fromArray == fromString)
+        #expect(fromLazy == fromString)
+    }
+}
