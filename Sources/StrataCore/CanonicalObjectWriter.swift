@@ -9,7 +9,7 @@
 /// left out, as `encodeIfPresent` leaves them out. Tests hold every writer to the generic
 /// encoder's bytes for the same value.
 public struct CanonicalObjectWriter {
-    private var out: [UInt8]
+    @usableFromInline var out: [UInt8]
     private var first = true
     #if DEBUG
         private var lastKey: [UInt8] = []
@@ -32,7 +32,7 @@ public struct CanonicalObjectWriter {
         writer.out.append(UInt8(ascii: "}"))
     }
 
-    private mutating func key(_ key: StaticString) {
+    @usableFromInline mutating func key(_ key: StaticString) {
         let bytes = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
         #if DEBUG
             precondition(first || lastKey.lexicographicallyPrecedes(bytes), "member \(key) is out of order")
@@ -97,15 +97,18 @@ public struct CanonicalObjectWriter {
         try value.writeCanonicalJSON(to: &out)
     }
 
-    /// An array of values that write themselves.
+    /// An array of values that write themselves. Inlinable, so that it is compiled for each
+    /// element type where it is used: the one generic copy walked a schedule through the
+    /// runtime's metadata, 1.6 k instructions an entry before the entry wrote a byte.
+    @inlinable
     public mutating func objects(
         _ key: StaticString, _ values: [some CanonicalJSONWritable]
     ) throws(CanonicalJSONRefusal) {
         self.key(key)
         out.append(UInt8(ascii: "["))
-        for (index, value) in values.enumerated() {
+        for index in values.indices {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            try value.writeCanonicalJSON(to: &out)
+            try values[index].writeCanonicalJSON(to: &out)
         }
         out.append(UInt8(ascii: "]"))
     }
