@@ -3,11 +3,16 @@ public enum Identifier {
     public static let maximumLength = 64
 
     public static func isValid(_ id: String, maximumLength: Int = Identifier.maximumLength) -> Bool {
-        let utf8 = id.utf8
-        guard (1...maximumLength).contains(utf8.count) else { return false }
-        return utf8.allSatisfy { b in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || b == UInt8(ascii: "_") || b == UInt8(ascii: "-")
+        // Scanned as one buffer: through the `utf8` view's iterator, checking the ids of
+        // every event a command appends was 2% of the writer's instructions.
+        var id = id
+        return id.withUTF8 { bytes in
+            (1...maximumLength).contains(bytes.count)
+                && bytes.allSatisfy { b in
+                    (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b)
+                        || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || b == UInt8(ascii: "_")
+                        || b == UInt8(ascii: "-")
+                }
         }
     }
 }
@@ -19,12 +24,16 @@ public enum Identifier {
 public struct StreamName: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let category: String
     public let id: String
+    /// `<category>-<id>`, made once: the store names every event's stream by it and orders
+    /// a command's expectations by it, and joining the two each time was 3% of the writer.
+    public let description: String
 
     /// nil unless the category is 1–32 lowercase ASCII letters and the id a valid `Identifier`.
     public init?(category: String, id: String) {
         guard StreamName.isValidCategory(category), Identifier.isValid(id) else { return nil }
         self.category = category
         self.id = id
+        self.description = category + "-" + id
     }
 
     /// Parses `<category>-<id>`.
@@ -33,14 +42,20 @@ public struct StreamName: Sendable, Hashable, Comparable, CustomStringConvertibl
         self.init(category: String(raw[..<dash]), id: String(raw[raw.index(after: dash)...]))
     }
 
-    public var description: String { category + "-" + id }
-
     public static func isValidCategory(_ category: String) -> Bool {
-        (1...32).contains(category.utf8.count)
-            && category.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }
+        var category = category
+        return category.withUTF8 { bytes in
+            (1...32).contains(bytes.count) && bytes.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }
+        }
     }
 
     public static func < (a: StreamName, b: StreamName) -> Bool { a.description < b.description }
+
+    // The name says everything: the category ends at the first `-`, so equal names have
+    // equal parts, and one string is hashed instead of three.
+    public static func == (a: StreamName, b: StreamName) -> Bool { a.description == b.description }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(description) }
 }
 
 extension StreamName: Codable {

@@ -71,6 +71,16 @@ struct StreamNameTests {
         #expect(StreamName("loan-" + String(repeating: "1", count: 65)) == nil)
     }
 
+    /// Equality, hashing and order go by the name as written, which says the parts too.
+    @Test func namesAreEqualHashedAndOrderedByTheirText() {
+        let names = ["loan-L1", "loan-L1", "loan-L-1", "loans-L1", "agent-L1"].compactMap(StreamName.init)
+        #expect(names.count == 5)
+        #expect(Set(names).count == 4)
+        #expect(StreamName(category: "loan", id: "L-1") == StreamName("loan-L-1"))
+        #expect(StreamName("loan-L1") != StreamName(category: "loans", id: "L1"))
+        #expect(names.sorted().map(\.description) == ["agent-L1", "loan-L-1", "loan-L1", "loan-L1", "loans-L1"])
+    }
+
     @Test func componentInitialiserRefusesWhatParsingRefuses() {
         #expect(StreamName(category: "Loan", id: "L1") == nil)
         #expect(StreamName(category: "loan", id: "") == nil)
