@@ -109,7 +109,8 @@ public enum CanonicalJSON {
                 buffer[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
                 magnitude /= 10
             } while magnitude > 0
-            out.append(contentsOf: buffer[index...])
+            // Rebased, so the digits are copied in one piece; a slice went byte by byte.
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[index...]))
         }
     }
 

@@ -359,3 +359,13 @@ struct PythonCrossCheckTests {
         #expect(fromLazy == fromString)
     }
 }
+
+/// Integers are written digit by digit on the stack and copied out in one piece.
+@Suite struct CanonicalIntegerTests {
+    @Test(arguments: [0, 7, -7, 10, -10, 99, 100, 1_000_000_007, Int64.max, Int64.min, -1] as [Int64])
+    func everyIntegerIsItsDecimalText(_ value: Int64) {
+        var out: [UInt8] = Array("x".utf8)
+        CanonicalJSON.appendInteger(value, to: &out)
+        #expect(out == Array("x\(value)".utf8))
+    }
+}
