@@ -56,13 +56,12 @@ public struct RecordedEvent: Sendable, Equatable {
 
     /// The bytes the chain hashes: the canonical event without `hash` and `prevHash`.
     public var canonicalBody: [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(data.count + metadata.count + 256)
-        appendCanonicalBody(to: &out)
-        return out
+        RecordedEvent.envelope(
+            data: data, hash: nil, metadata: metadata, position: position, prevHash: nil, recordedAt: recordedAt,
+            schemaVersion: schemaVersion, stream: stream, type: type, version: version)
     }
 
-    /// `canonicalBody`, appended to `out`.
+    /// `canonicalBody`, appended to `out` (a buffer the caller reuses).
     func appendCanonicalBody(to out: inout [UInt8]) {
         RecordedEvent.appendEnvelope(
             to: &out, data: data, hash: String?.none?.utf8, metadata: metadata, position: position,

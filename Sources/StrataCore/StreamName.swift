@@ -9,9 +9,10 @@ public enum Identifier {
         return id.withUTF8 { bytes in
             (1...maximumLength).contains(bytes.count)
                 && bytes.allSatisfy { b in
-                    (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b)
-                        || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || b == UInt8(ascii: "_")
-                        || b == UInt8(ascii: "-")
+                    (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b)
+                        || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b)
+                        || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b)
+                        || b == UInt8(ascii: "_") || b == UInt8(ascii: "-")
                 }
         }
     }

@@ -86,10 +86,12 @@ final class WALCheckpointer: Sendable {
     }
 }
 
+/// `sqlite3_wal_hook`'s callback: context, connection, database name, frames in the log.
+typealias WALHook = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, Int32) -> Int32
+
 /// The WAL hook installed by `SQLiteConnection.checkpointInBackground`: `context` is the
 /// connection's checkpointer, which outlives the hook.
-let walCheckpointHook: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, Int32) -> Int32 = {
-    context, db, _, frames in
+let walCheckpointHook: WALHook = { context, db, _, frames in
     guard let context else { return SQLITE_OK }
     Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(frames: frames, writer: db)
     return SQLITE_OK
