@@ -179,6 +179,26 @@ struct RefusalOrderTests {
         #expect(versionsRead(s.decide(c.command, actor: c.actor)) == expected)
     }
 
+    @Test func aCommandReadsEachStreamOnceInTheOrderItNamesThem() {
+        let configuration = DomainConfiguration()
+        // The actor is also the account's agent: one user stream, first.
+        let update = Command.updateAccount(UpdateAccount(accountId: "A1", assignedAgentId: "agent-1"))
+        #expect(update.reads(actor: "agent-1", configuration: configuration) == [.user("agent-1"), .account("A1")])
+        #expect(
+            update.reads(actor: "admin-1", configuration: configuration)
+                == [.user("admin-1"), .account("A1"), .user("agent-1")])
+        // An agent approving itself names its own stream twice.
+        let approve = Command.approveAgent(ApproveAgent(agentId: "agent-1"))
+        #expect(approve.reads(actor: "agent-1", configuration: configuration) == [.user("agent-1")])
+        // An actor that is no identifier has no stream to read.
+        #expect(approve.reads(actor: "no actor", configuration: configuration) == [.user("agent-1")])
+        // The same id in three categories is three streams.
+        let erase = Command.eraseSubject(EraseSubject(subjectId: "S1", reason: "asked"))
+        #expect(
+            erase.reads(actor: "S1", configuration: configuration)
+                == [.user("S1"), .account("S1"), .party("S1")])
+    }
+
     @Test func expectedVersionsInAFewCases() {
         var s = busyScenario()
         // The loan L2: requested, approved, paid once. Settings: one rate change.

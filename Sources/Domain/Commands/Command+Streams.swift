@@ -36,8 +36,12 @@ extension Command {
         case .cancelInvoice(let c): streams.append(.invoice(c.invoiceId))
         case .eraseSubject(let c): streams += [.user(c.subjectId), .account(c.subjectId), .party(c.subjectId)]
         }
-        var seen = Set<StreamRef>()
-        return streams.filter { seen.insert($0).inserted }
+        // At most four streams: comparing each with those kept is far cheaper than hashing
+        // them into a set (which cost more than the rest of this on the writer's thread).
+        var unique: [StreamRef] = []
+        unique.reserveCapacity(streams.count)
+        for stream in streams where !unique.contains(stream) { unique.append(stream) }
+        return unique
     }
 
     /// The command's own aggregate stream, which a body's `expectedVersion` is about. For
