@@ -170,6 +170,7 @@ public final class CommandWriter {
                 events.append(try NewEvent(stream: stream, event: try sealed(event, stream: stream).payload))
             }
             var expectations: [StreamName: ExpectedVersion] = [:]
+            expectations.reserveCapacity(accepted.expectedVersions.count)
             for (stream, version) in accepted.expectedVersions { expectations[stream.name] = .exactly(version) }
             cache.apply(accepted.events)
             return try write(.append(events, expectations: expectations), type: type)

@@ -104,6 +104,7 @@ struct DecisionInput {
     /// never stands on state that changed underneath it.
     func accept(_ events: [StrataEvent]) -> Decision.Accepted {
         var expected: [StreamRef: Int64] = [:]
+        expected.reserveCapacity(reads.count)  // grown from empty, it was rehashed as it filled
         for stream in reads { expected[stream] = state.version(of: stream) }
         return Decision.Accepted(events: events, expectedVersions: expected)
     }
