@@ -98,20 +98,32 @@ public enum CanonicalJSON {
 
     /// Decimal digits written in place: no `String` per number on the append path.
     public static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        // At most 20 digits, written backwards into a buffer on the stack.
+        // At most 20 characters ("-" and 19 digits), written on the stack and copied in one piece.
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
         withUnsafeMutableBytes(of: &digits) { buffer in
-            var index = buffer.count
-            repeat {
-                index -= 1
-                buffer[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            // Rebased, so the digits are copied in one piece; a slice went byte by byte.
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[index...]))
+            let start = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            out.append(contentsOf: UnsafeBufferPointer(start: start, count: writeInteger(value, to: start)))
         }
+    }
+
+    /// Writes `value` in decimal at `start`, which has room for 20 bytes; returns how many
+    /// it wrote.
+    static func writeInteger(_ value: Int64, to start: UnsafeMutablePointer<UInt8>) -> Int {
+        var magnitude = value.magnitude
+        var length = value < 0 ? 2 : 1
+        var rest = magnitude / 10
+        while rest > 0 {
+            length += 1
+            rest /= 10
+        }
+        if value < 0 { start[0] = UInt8(ascii: "-") }
+        var index = length
+        repeat {
+            index -= 1
+            start[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        return length
     }
 
     @usableFromInline static let hexDigits = Array("0123456789abcdef".utf8)
