@@ -12,8 +12,9 @@
 /// Keys, numbers, dates and strings that need no escaping are laid out in a buffer on the
 /// stack and added to the output a few hundred bytes at a time: appending to an array byte
 /// by byte checks its ownership and capacity at every byte, which made a schedule entry's
-/// six members cost 2.9 k instructions.
-public struct CanonicalObjectWriter {
+/// six members cost 2.9 k instructions. The writer points into that buffer, so it cannot be
+/// copied out of the closure that receives it (`~Copyable`).
+public struct CanonicalObjectWriter: ~Copyable {
     @usableFromInline var out: [UInt8]
     /// Bytes written but not yet appended to `out`.
     private let staged: UnsafeMutablePointer<UInt8>
