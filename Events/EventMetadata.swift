@@ -22,19 +22,13 @@ public struct EventMetadata: Sendable, Hashable, Codable {
     public var canonicalBytes: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(128)
-        out.append(contentsOf: #"{"actor":"#.utf8)
-        CanonicalJSON.appendString(actor, to: &out)
-        if let causationId {
-            out.append(contentsOf: #","causationId":"#.utf8)
-            CanonicalJSON.appendString(causationId, to: &out)
+        // Strings only: nothing here can be refused.
+        try? CanonicalObjectWriter.write(to: &out) { o in
+            o.string("actor", actor)
+            o.optionalString("causationId", causationId)
+            o.string("commandId", commandId)
+            o.optionalString("correlationId", correlationId)
         }
-        out.append(contentsOf: #","commandId":"#.utf8)
-        CanonicalJSON.appendString(commandId, to: &out)
-        if let correlationId {
-            out.append(contentsOf: #","correlationId":"#.utf8)
-            CanonicalJSON.appendString(correlationId, to: &out)
-        }
-        out.append(UInt8(ascii: "}"))
         return out
     }
 

@@ -143,19 +143,8 @@ extension CommandOutcome {
         case .accepted(let events):
             var out: [UInt8] = []
             out.reserveCapacity(16 + events.count * 80)
-            out.append(contentsOf: #"{"events":["#.utf8)
-            for (i, e) in events.enumerated() {
-                out.append(contentsOf: (i == 0 ? #"{"position":"# : #",{"position":"#).utf8)
-                CanonicalJSON.appendInteger(e.position, to: &out)
-                out.append(contentsOf: #","stream":"#.utf8)
-                CanonicalJSON.appendString(e.stream, to: &out)
-                out.append(contentsOf: #","type":"#.utf8)
-                CanonicalJSON.appendString(e.type, to: &out)
-                out.append(contentsOf: #","version":"#.utf8)
-                CanonicalJSON.appendInteger(e.version, to: &out)
-                out.append(UInt8(ascii: "}"))
-            }
-            out.append(contentsOf: "]}".utf8)
+            // Integers and strings only: nothing here can be refused.
+            try? CanonicalObjectWriter.write(to: &out) { o throws(CanonicalJSONRefusal) in try o.objects("events", events) }
             return out
         case .refused(let error):
             return CanonicalJSON.bytes(.object(["error": error.json]))
@@ -176,6 +165,17 @@ extension CommandOutcome {
             self = .refused(error)
         } else {
             return nil
+        }
+    }
+}
+
+extension AppendedEvent: CanonicalJSONWritable {
+    public func writeCanonicalJSON(to out: inout [UInt8]) throws(CanonicalJSONRefusal) {
+        try CanonicalObjectWriter.write(to: &out) { o in
+            o.integer("position", position)
+            o.string("stream", stream)
+            o.string("type", type)
+            o.integer("version", version)
         }
     }
 }

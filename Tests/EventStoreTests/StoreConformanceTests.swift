@@ -320,6 +320,7 @@ struct HotPathCanonicalTests {
 
     @Test func journalBytesAreCanonicalAndReadBack() throws {
         let outcomes: [CommandOutcome] = [
+            .accepted([]),
             .accepted([AppendedEvent(position: 1, stream: "loan-L1", version: 1, type: "LoanRequested")]),
             .accepted([
                 AppendedEvent(position: 7, stream: "loan-L1", version: 3, type: "PaymentReceived"),
