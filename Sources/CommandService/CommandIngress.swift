@@ -21,6 +21,7 @@ final class CommandIngress {
     private let replies: ZMQSocket
     private let gate: RequestGate
     private let keyRoles: [String: Set<Role>]
+    private let configuration: DomainConfiguration
     private let queue: ArrivalQueue
     private let control: ServerControl
     private let clock: any WallClock
@@ -31,7 +32,7 @@ final class CommandIngress {
 
     init(
         endpoint: String, repliesEndpoint: String, gate: RequestGate, keyRoles: [String: Set<Role>],
-        queue: ArrivalQueue, control: ServerControl, clock: any WallClock, metrics: ServiceMetrics?
+        configuration: DomainConfiguration, queue: ArrivalQueue, control: ServerControl, clock: any WallClock, metrics: ServiceMetrics?
     ) throws(ZMQError) {
         // Linger so the last replies still leave when the socket closes at shutdown.
         router = try control.clientFacingSocket(.router, lingerMilliseconds: 2000)
@@ -46,6 +47,7 @@ final class CommandIngress {
         try replies.bind(repliesEndpoint)
         self.gate = gate
         self.keyRoles = keyRoles
+        self.configuration = configuration
         self.queue = queue
         self.control = control
         self.clock = clock
@@ -116,8 +118,8 @@ final class CommandIngress {
 
     /// One request through the gate: a command for the writer or a refusal already written.
     private func admit(_ frames: [[UInt8]]) -> Arrival? {
-        let now = clock.now().secondsSinceEpoch
-        switch gate.admit(frames, now: now, readBody: CommandBody.parse) {
+        let arrivedAt = clock.now()
+        switch gate.admit(frames, now: arrivedAt.secondsSinceEpoch, readBody: CommandBody.parse) {
         case nil:
             return nil
         case .failure(let refused)?:
@@ -135,7 +137,8 @@ final class CommandIngress {
             return .command(
                 CommandWriter.Pending(
                     routingId: request.routingId, keyId: request.key.id, keyRoles: keyRoles[request.key.id],
-                    body: request.body, bodyBytes: request.bodyBytes))
+                    body: request.body, bodyBytes: request.bodyBytes, arrivedAt: arrivedAt,
+                    configuration: configuration))
         }
     }
 

@@ -20,13 +20,23 @@ public final class CommandWriter {
         /// SHA-256 of the body as sent, for the journal: taken where the command is built (on
         /// the commands socket's thread), so the writer's thread does not spend its time on it.
         public let bodyDigest: [UInt8]
+        /// The payload read into a typed command, or the INVALID refusal listing what is wrong
+        /// with it: also made where the command is built, against the clock as it arrived
+        /// (dates in a payload may not be after that day), while the writer decides the
+        /// command against the clock of its batch, a few milliseconds later.
+        public let parsed: Result<ValidCommand, StrataError>
 
-        public init(routingId: [UInt8], keyId: String, keyRoles: Set<Role>?, body: CommandBody, bodyBytes: [UInt8]) {
+        public init(
+            routingId: [UInt8], keyId: String, keyRoles: Set<Role>?, body: CommandBody, bodyBytes: [UInt8],
+            arrivedAt: Timestamp, configuration: DomainConfiguration
+        ) {
             self.routingId = routingId
             self.keyId = keyId
             self.keyRoles = keyRoles
             self.body = body
             self.bodyDigest = HashChain.sha256(bodyBytes)
+            let context = DecisionContext(now: arrivedAt, configuration: configuration, permittedRoles: keyRoles)
+            self.parsed = Command.parse(type: body.type, payload: body.payload, context: context)
         }
     }
 
@@ -153,7 +163,7 @@ public final class CommandWriter {
         }
         let context = DecisionContext(now: now, configuration: configuration, permittedRoles: pending.keyRoles)
         let valid: ValidCommand
-        switch Command.parse(type: body.type, payload: body.payload, context: context) {
+        switch pending.parsed {
         case .failure(let error): return try write(.refuse(error), type: type)
         case .success(let command): valid = command
         }

@@ -154,6 +154,34 @@ struct CommandWriterTests {
         }
     }
 
+    /// The payload is read as the command arrives, against that moment's date; the decision
+    /// is made against the batch's. A loan requested "on the 21st" a millisecond before the
+    /// 21st is dated in the future, however late its batch runs.
+    @Test func aPayloadIsCheckedAgainstTheDayItArrived() throws {
+        let store = InMemoryEventStore(clock: clock)
+        try bootstrap(store)
+        let writerClock = FixedClock(Timestamp("2026-11-21T00:00:00.002Z")!)
+        let writer = try CommandWriter(store: store, clock: writerClock)
+        _ = writer.process(Array(lendingBatch().prefix(3)))
+        let request = Command.requestLoan(
+            RequestLoan(
+                loanId: "L1", accountId: "A1", principalCents: 1_000_000, monthlyRateBp: 400, tenureMonths: 3,
+                frequency: .monthly, requestedOn: LocalDate("2026-11-21")!))
+        let early = writer.process([
+            pending("d1", actor: "agent-7", request, arrivedAt: Timestamp("2026-11-20T23:59:59.999Z")!)
+        ])
+        guard case .refused(_, _, let error) = early.replies[0].reply else {
+            Issue.record("accepted: \(early.replies[0].reply)")
+            return
+        }
+        #expect(error.code == .invalid && error.details == [.init(field: "requestedOn", reason: "FUTURE_DATE")])
+        #expect(try store.journalEntry(commandId: "d1")?.outcome == .refused(error))
+        let inTime = writer.process([
+            pending("d2", actor: "agent-7", request, arrivedAt: Timestamp("2026-11-21T00:00:00.001Z")!)
+        ])
+        #expect(types(inTime.replies[0].reply) == ["LoanRequested"])
+    }
+
     @Test func aFailedCommitAcknowledgesNothing() throws {
         let inner = InMemoryEventStore(clock: clock)
         try bootstrap(inner)

@@ -3,6 +3,7 @@ import Domain
 import EventStore
 import Events
 import StrataCore
+import StrataTesting
 
 // What the writer tests share: the first admin, commands as the ingress hands them over, and
 // a store that refuses every append.
@@ -17,14 +18,18 @@ func bootstrap(_ store: any EventStore) throws {
             decision: .append([try NewEvent(stream: StreamName("user-admin-1")!, event: event)], expectations: [:])))
 }
 
-/// `command` as the ingress hands it to the writer, sent by the key `svc`.
-func pending(_ id: String, actor: String, _ command: Command, expectedVersion: Int64? = nil, routing: UInt8 = 1)
-    -> CommandWriter.Pending
-{
+/// `command` as the ingress hands it to the writer, sent by the key `svc`, arriving when the
+/// tests' `FixedClock` says it is unless `arrivedAt` says otherwise.
+func pending(
+    _ id: String, actor: String, _ command: Command, expectedVersion: Int64? = nil, routing: UInt8 = 1,
+    arrivedAt: Timestamp = FixedClock().now()
+) -> CommandWriter.Pending {
     let body = CommandBody(
         id: id, type: command.type, actor: actor, payload: command.payloadJSON.objectValue!,
         expectedVersion: expectedVersion)
-    return CommandWriter.Pending(routingId: [routing], keyId: "svc", keyRoles: nil, body: body, bodyBytes: body.json)
+    return CommandWriter.Pending(
+        routingId: [routing], keyId: "svc", keyRoles: nil, body: body, bodyBytes: body.json,
+        arrivedAt: arrivedAt, configuration: DomainConfiguration())
 }
 
 

@@ -1,4 +1,5 @@
 import CommandService
+import Domain
 import EventStore
 import Events
 import Foundation
@@ -78,7 +79,8 @@ struct KnownHistory {
             let payload = try #require(try JSONParser.parse(Array(command.payload.utf8)).objectValue)
             let body = CommandBody(id: command.id, type: command.type, actor: command.actor, payload: payload)
             let pending = CommandWriter.Pending(
-                routingId: [1], keyId: "svc", keyRoles: nil, body: body, bodyBytes: body.json)
+                routingId: [1], keyId: "svc", keyRoles: nil, body: body, bodyBytes: body.json, arrivedAt: clock.now(),
+                configuration: DomainConfiguration())
             let committed = writer.process([pending])
             let reply = try #require(committed.replies.first?.reply, sourceLocation: sourceLocation)
             guard case .accepted(_, _, let events) = reply, let first = events.first, let last = events.last else {

@@ -1,4 +1,5 @@
 import CommandService
+import Domain
 import EventStore
 import Foundation
 import StrataCore
@@ -35,14 +36,17 @@ struct BenchLendingHistory {
         let store = try SQLiteEventStore(path: path)
         // One writer for the whole growth, as the service has: its state cache stays bounded
         // by folding streams out between batches.
-        let writer = try CommandWriter(store: store, clock: SystemClock())
+        let clock = SystemClock()
+        let writer = try CommandWriter(store: store, clock: clock)
         var head = try store.head()
         while head < target {
             if remaining.isEmpty { remaining = nextBusiness()[...] }
             let batch = remaining.prefix(BenchLendingHistory.commandsPerBatch)
             remaining = remaining.dropFirst(batch.count)
             let pending = batch.map { body in
-                CommandWriter.Pending(routingId: [], keyId: "bench", keyRoles: nil, body: body, bodyBytes: body.json)
+                CommandWriter.Pending(
+                    routingId: [], keyId: "bench", keyRoles: nil, body: body, bodyBytes: body.json,
+                    arrivedAt: clock.now(), configuration: DomainConfiguration())
             }
             let committed = writer.process(pending)
             for (_, reply) in committed.replies {
