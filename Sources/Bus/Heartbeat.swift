@@ -30,5 +30,16 @@ public struct Heartbeat: Sendable, Equatable {
 /// The topic an event is published under: `<category>.<Type>` (`loan.LoanApproved`), so a
 /// subscriber filters by category prefix (`loan.`) or by exact type.
 public func eventTopic(category: some StringProtocol, type: String) -> [UInt8] {
-    Array(category.utf8) + [UInt8(ascii: ".")] + Array(type.utf8)
+    var topic: [UInt8] = []
+    topic.reserveCapacity(category.utf8.count + 1 + type.utf8.count)
+    // In one piece where the text has its bytes in one place (a native string or a slice of
+    // one): the UTF-8 view's iterator copies byte by byte.
+    if category.utf8.withContiguousStorageIfAvailable({ topic.append(contentsOf: $0) }) == nil {
+        topic.append(contentsOf: category.utf8)
+    }
+    topic.append(UInt8(ascii: "."))
+    if type.utf8.withContiguousStorageIfAvailable({ topic.append(contentsOf: $0) }) == nil {
+        topic.append(contentsOf: type.utf8)
+    }
+    return topic
 }

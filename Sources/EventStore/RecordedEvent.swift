@@ -35,7 +35,11 @@ public struct RecordedEvent: Sendable, Equatable {
     }
 
     /// The stream's category: what comes before the first `-`.
-    public var category: Substring { stream.prefix(while: { $0 != "-" }) }
+    public var category: Substring {
+        // Found by its byte: walking the name by Characters cost 2.4 k instructions an event.
+        guard let dash = stream.utf8.firstIndex(of: UInt8(ascii: "-")) else { return stream[...] }
+        return stream[..<dash]
+    }
 
     /// The event decoded into the catalog, upcast to the current schema version.
     public func decoded() throws(EventDecodingError) -> StrataEvent {
@@ -93,35 +97,41 @@ public struct RecordedEvent: Sendable, Equatable {
         return out
     }
 
+    /// A fixed piece of the envelope (a key and its punctuation), copied in one go: a string
+    /// literal's UTF-8 view is copied through its iterator, byte by byte.
+    private static func appendPiece(_ piece: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: piece.utf8Start, count: piece.utf8CodeUnitCount))
+    }
+
     /// The same, appended to `out`, from any byte collections: the verifier passes the
     /// stored columns' bytes straight from SQLite, so each event costs no allocation.
     static func appendEnvelope<Bytes: Collection<UInt8>, Text: Collection<UInt8>>(
         to out: inout [UInt8], data: Bytes, hash: Text?, metadata: Bytes, position: Int64, prevHash: Text?,
         recordedAt: Text, schemaVersion: Int64, stream: Text, type: Text, version: Int64
     ) {
-        out.append(contentsOf: #"{"data":"#.utf8)
+        appendPiece(#"{"data":"#, to: &out)
         out.append(contentsOf: data)
         if let hash {
-            out.append(contentsOf: #","hash":"#.utf8)
+            appendPiece(#","hash":"#, to: &out)
             CanonicalJSON.appendString(utf8: hash, to: &out)
         }
-        out.append(contentsOf: #","metadata":"#.utf8)
+        appendPiece(#","metadata":"#, to: &out)
         out.append(contentsOf: metadata)
-        out.append(contentsOf: #","position":"#.utf8)
+        appendPiece(#","position":"#, to: &out)
         CanonicalJSON.appendInteger(position, to: &out)
         if let prevHash {
-            out.append(contentsOf: #","prevHash":"#.utf8)
+            appendPiece(#","prevHash":"#, to: &out)
             CanonicalJSON.appendString(utf8: prevHash, to: &out)
         }
-        out.append(contentsOf: #","recordedAt":"#.utf8)
+        appendPiece(#","recordedAt":"#, to: &out)
         CanonicalJSON.appendString(utf8: recordedAt, to: &out)
-        out.append(contentsOf: #","schemaVersion":"#.utf8)
+        appendPiece(#","schemaVersion":"#, to: &out)
         CanonicalJSON.appendInteger(schemaVersion, to: &out)
-        out.append(contentsOf: #","stream":"#.utf8)
+        appendPiece(#","stream":"#, to: &out)
         CanonicalJSON.appendString(utf8: stream, to: &out)
-        out.append(contentsOf: #","type":"#.utf8)
+        appendPiece(#","type":"#, to: &out)
         CanonicalJSON.appendString(utf8: type, to: &out)
-        out.append(contentsOf: #","version":"#.utf8)
+        appendPiece(#","version":"#, to: &out)
         CanonicalJSON.appendInteger(version, to: &out)
         out.append(UInt8(ascii: "}"))
     }

@@ -123,6 +123,36 @@ struct CommandReplyTests {
         )
     }
 
+    /// An accepted reply is written member by member; whatever its id and events, it is the
+    /// same reply built as a JSON value and canonicalised.
+    @Test func acceptedRepliesAreTheCanonicalObject() {
+        func reference(id: String, duplicate: Bool, events: [AppendedEvent]) -> String {
+            let events = events.map { e -> JSONValue in
+                .object([
+                    "position": .integer(e.position), "stream": .string(e.stream), "version": .integer(e.version),
+                    "type": .string(e.type),
+                ])
+            }
+            return CanonicalJSON.string(
+                .object(["id": .string(id), "ok": .bool(true), "duplicate": .bool(duplicate), "events": .array(events)]))
+        }
+        let events = [
+            AppendedEvent(position: 1, stream: "loan-L1", version: 1, type: "LoanRequested"),
+            AppendedEvent(position: Int64.max, stream: "invoiceseries-INV", version: 9_000_000_000, type: "T"),
+            AppendedEvent(position: 3, stream: "", version: 0, type: ""),
+        ]
+        for id in ["c1", "", "quote\"and\\slash/ü😀\n", String(repeating: "x", count: 300)] {
+            for duplicate in [false, true] {
+                for count in 0...events.count {
+                    let listed = Array(events.prefix(count))
+                    let reply = CommandReply.accepted(id: id, duplicate: duplicate, events: listed)
+                    #expect(
+                        String(decoding: reply.json, as: UTF8.self) == reference(id: id, duplicate: duplicate, events: listed))
+                }
+            }
+        }
+    }
+
     @Test func refusalsCarryTheErrorAndDuplicateOnlyWhenJournaled() {
         let error = StrataError(.rejected, reason: "LOAN_NOT_PENDING", "loan L1 is ACTIVE")
         #expect(

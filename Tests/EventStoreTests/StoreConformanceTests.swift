@@ -318,6 +318,21 @@ struct HotPathCanonicalTests {
         #expect(try CanonicalJSON.decode(EventMetadata.self, from: metadata.canonicalBytes) == metadata)
     }
 
+    @Test func anEventsCategoryIsItsStreamNameUpToTheFirstDash() {
+        func category(_ stream: String) -> Substring {
+            RecordedEvent(
+                position: 1, stream: stream, version: 1, type: "T", schemaVersion: 1, recordedAt: "", data: [],
+                metadata: [], prevHash: "", hash: ""
+            ).category
+        }
+        #expect(category("loan-L1") == "loan")
+        #expect(category("invoiceseries-INV-2026") == "invoiceseries")
+        #expect(category("settings-global") == "settings")
+        #expect(category("nodash") == "nodash")
+        #expect(category("-x") == "")
+        #expect(category("") == "")
+    }
+
     @Test func journalBytesAreCanonicalAndReadBack() throws {
         let outcomes: [CommandOutcome] = [
             .accepted([]),
