@@ -32,7 +32,8 @@ final class CommandIngress {
 
     init(
         endpoint: String, repliesEndpoint: String, gate: RequestGate, keyRoles: [String: Set<Role>],
-        configuration: DomainConfiguration, queue: ArrivalQueue, control: ServerControl, clock: any WallClock, metrics: ServiceMetrics?
+        configuration: DomainConfiguration, queue: ArrivalQueue, control: ServerControl, clock: any WallClock,
+        metrics: ServiceMetrics?
     ) throws(ZMQError) {
         // Linger so the last replies still leave when the socket closes at shutdown.
         router = try control.clientFacingSocket(.router, lingerMilliseconds: 2000)

@@ -183,8 +183,8 @@ public final class CommandServer: Sendable {
                 do throws(ZMQError) {
                     ingress = try CommandIngress(
                         endpoint: settings.commandsEndpoint, repliesEndpoint: repliesEndpoint, gate: commandsGate,
-                        keyRoles: keyRoles, configuration: settings.domain, queue: queue, control: control, clock: clock,
-                        metrics: settings.metrics)
+                        keyRoles: keyRoles, configuration: settings.domain, queue: queue, control: control,
+                        clock: clock, metrics: settings.metrics)
                 } catch {
                     return ready.report(.failure(bindFailure("commands", settings.commandsEndpoint, error)))
                 }

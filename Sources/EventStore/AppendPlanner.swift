@@ -144,7 +144,9 @@ extension CommandOutcome {
             var out: [UInt8] = []
             out.reserveCapacity(16 + events.count * 80)
             // Integers and strings only: nothing here can be refused.
-            try? CanonicalObjectWriter.write(to: &out) { o throws(CanonicalJSONRefusal) in try o.objects("events", events) }
+            try? CanonicalObjectWriter.write(to: &out) { o throws(CanonicalJSONRefusal) in
+                try o.objects("events", events)
+            }
             return out
         case .refused(let error):
             return CanonicalJSON.bytes(.object(["error": error.json]))

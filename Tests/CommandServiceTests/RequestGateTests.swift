@@ -134,7 +134,9 @@ struct CommandReplyTests {
                 ])
             }
             return CanonicalJSON.string(
-                .object(["id": .string(id), "ok": .bool(true), "duplicate": .bool(duplicate), "events": .array(events)]))
+                .object([
+                    "id": .string(id), "ok": .bool(true), "duplicate": .bool(duplicate), "events": .array(events),
+                ]))
         }
         let events = [
             AppendedEvent(position: 1, stream: "loan-L1", version: 1, type: "LoanRequested"),
@@ -146,8 +148,8 @@ struct CommandReplyTests {
                 for count in 0...events.count {
                     let listed = Array(events.prefix(count))
                     let reply = CommandReply.accepted(id: id, duplicate: duplicate, events: listed)
-                    #expect(
-                        String(decoding: reply.json, as: UTF8.self) == reference(id: id, duplicate: duplicate, events: listed))
+                    let expected = reference(id: id, duplicate: duplicate, events: listed)
+                    #expect(String(decoding: reply.json, as: UTF8.self) == expected)
                 }
             }
         }

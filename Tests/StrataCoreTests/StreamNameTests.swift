@@ -81,6 +81,18 @@ struct StreamNameTests {
         #expect(names.sorted().map(\.description) == ["agent-L1", "loan-L-1", "loan-L1", "loan-L1", "loans-L1"])
     }
 
+    /// The text joined from the parts, short (kept inside the string) and long (allocated).
+    @Test func aNameJoinsItsParts() {
+        let parts = [
+            ("a", "1"), ("loan", "L1"), ("invoiceseries", "INV-2026"), ("user", String(repeating: "u", count: 60)),
+        ]
+        for (category, id) in parts {
+            let name = StreamName(category: category, id: id)
+            #expect(name?.description == category + "-" + id)
+            #expect(name == StreamName(category + "-" + id))
+        }
+    }
+
     @Test func componentInitialiserRefusesWhatParsingRefuses() {
         #expect(StreamName(category: "Loan", id: "L1") == nil)
         #expect(StreamName(category: "loan", id: "") == nil)
