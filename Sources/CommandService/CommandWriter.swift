@@ -71,6 +71,7 @@ public final class CommandWriter {
     private let clock: any WallClock
     private let sealer: PersonalDataSealer?
     private var cache: StateCache
+    private let encoder = EventEncodingThread()
 
     /// - Parameter sealer: seals every personal field before it is stored (CONTRACT.md
     ///   "Personal data"); `strata serve` always has one. Without one (tests of the writer
@@ -86,17 +87,36 @@ public final class CommandWriter {
         self.cache = try StateCache(store: store, capacity: cacheCapacity, sealer: sealer)
     }
 
+    deinit {
+        encoder.close()
+    }
+
     /// Decides and commits `batch`. When the commit fails, nothing is acknowledged: every
     /// command is answered INTERNAL (not journaled, so a retry is decided afresh) and the
     /// cache is rebuilt, so no uncommitted decision lingers.
     public func process(_ batch: [Pending]) -> Committed {
         cache.trimIfNeeded()
         let now = clock.now()
-        var writes: [CommandWrite] = []
+        var decided: [Decided] = []
+        decided.reserveCapacity(batch.count)
         var seen: Set<String> = []
+        var encoding = EventEncoding(thread: encoder)
         do throws(StoreError) {
             for pending in batch {
-                writes.append(try decide(pending, now: now, firstInBatch: seen.insert(pending.body.id).inserted))
+                let first = seen.insert(pending.body.id).inserted
+                decided.append(try decide(pending, now: now, firstInBatch: first, encoding: &encoding))
+            }
+            let encoded = try encoding.finish()
+            var writes: [CommandWrite] = []
+            writes.reserveCapacity(decided.count)
+            for decision in decided {
+                switch decision {
+                case .written(let write):
+                    writes.append(write)
+                case .appending(let pending, let actor, let type, let events, let expectations):
+                    let append = CommandWrite.Decision.append(Array(encoded[events]), expectations: expectations)
+                    writes.append(try Self.write(pending, actor: actor, type: type, decision: append))
+                }
             }
             let commitStarted = ContinuousClock.now
             // The keys first, durably: never an event sealed under a key that was not stored.
@@ -142,17 +162,34 @@ public final class CommandWriter {
         }
     }
 
-    /// One command's decision as a store write; accepted events are applied to the cache.
-    private func decide(_ pending: Pending, now: Timestamp, firstInBatch: Bool) throws(StoreError) -> CommandWrite {
+    /// A command decided: its store write, or, when it appends, what the write needs once its
+    /// events (`events` of the batch's encoding) are encoded.
+    private enum Decided {
+        case written(CommandWrite)
+        case appending(
+            Pending, actor: String, type: String, events: Range<Int>, expectations: [StreamName: ExpectedVersion])
+    }
+
+    private static func write(
+        _ pending: Pending, actor: String, type: String, decision: CommandWrite.Decision
+    ) throws(StoreError) -> CommandWrite {
+        try CommandWrite(
+            commandId: pending.body.id, bodyDigest: pending.bodyDigest, keyId: pending.keyId, actor: actor,
+            commandType: type, correlationId: pending.body.correlationId, decision: decision)
+    }
+
+    /// One command's decision; accepted events are applied to the cache and handed to
+    /// `encoding`.
+    private func decide(
+        _ pending: Pending, now: Timestamp, firstInBatch: Bool, encoding: inout EventEncoding
+    ) throws(StoreError) -> Decided {
         let body = pending.body
         // The journal names the type and actor as sent when they can be names at all; a
         // body with an unknown type or an impossible actor is refused, and journaled too.
         let type = Command.isKnownType(body.type) ? body.type : "UnknownCommand"
         let actor = Identifier.isValid(body.actor) ? body.actor : "invalid-actor"
-        func write(_ decision: CommandWrite.Decision, type: String) throws(StoreError) -> CommandWrite {
-            try CommandWrite(
-                commandId: body.id, bodyDigest: pending.bodyDigest, keyId: pending.keyId,
-                actor: actor, commandType: type, correlationId: body.correlationId, decision: decision)
+        func write(_ decision: CommandWrite.Decision, type: String) throws(StoreError) -> Decided {
+            .written(try Self.write(pending, actor: actor, type: type, decision: decision))
         }
         // A retry (or the same id twice in one batch) is answered from the journal by the
         // store; deciding it again could only disturb the cache.
@@ -174,16 +211,17 @@ public final class CommandWriter {
         case .refused(let error):
             return try write(.refuse(error), type: type)
         case .accepted(let accepted):
-            var events: [NewEvent] = []
+            let first = encoding.count
             for event in accepted.events {
                 let stream = event.stream.name
-                events.append(try NewEvent(stream: stream, event: try sealed(event, stream: stream).payload))
+                encoding.add(try sealed(event, stream: stream).payload, stream: stream)
             }
             var expectations: [StreamName: ExpectedVersion] = [:]
             expectations.reserveCapacity(accepted.expectedVersions.count)
             for (stream, version) in accepted.expectedVersions { expectations[stream.name] = .exactly(version) }
             cache.apply(accepted.events)
-            return try write(.append(events, expectations: expectations), type: type)
+            return .appending(
+                pending, actor: actor, type: type, events: first..<encoding.count, expectations: expectations)
         }
     }
 
