@@ -1,9 +1,10 @@
 /// Lowercase hexadecimal, as the contract writes hashes and digests.
 public enum Hex {
     public static func encode(_ bytes: [UInt8]) -> String {
+        guard !bytes.isEmpty else { return "" }
         // Written straight into the string's storage: appending digit by digit to an array
         // and decoding that into a String cost 1.7 k instructions for a 32-byte digest.
-        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+        return String(unsafeUninitializedCapacity: bytes.count * 2) { out in
             bytes.withUnsafeBufferPointer { write($0, to: out.baseAddress!) }
             return bytes.count * 2
         }
@@ -12,6 +13,7 @@ public enum Hex {
     /// Writes `bytes` in hex into `out`, which holds twice as many: for loops that reuse it.
     public static func encode(_ bytes: [UInt8], into out: inout [UInt8]) {
         precondition(out.count == bytes.count * 2, "hex takes two digits a byte")
+        guard !bytes.isEmpty else { return }
         bytes.withUnsafeBufferPointer { input in
             out.withUnsafeMutableBufferPointer { write(input, to: $0.baseAddress!) }
         }

@@ -16,6 +16,9 @@ struct HexTests {
 
     @Test func emptyAndRoundTrip() {
         #expect(Hex.encode([]) == "")
+        var none: [UInt8] = []
+        Hex.encode([], into: &none)
+        #expect(none.isEmpty)
         let digest: [UInt8] = [0x00, 0x0f, 0xa5, 0xff, 0x10, 0x9e]
         #expect(Hex.encode(digest) == "000fa5ff109e")
         #expect(Hex.decode(Hex.encode(digest)) == digest)
