@@ -147,12 +147,19 @@ public enum CanonicalJSON {
         appendLiteral(of: bytes, to: &out)
     }
 
+    /// Whether `byte` stands in a string literal as it is: all but `"`, `\` and the control
+    /// characters U+0000...U+001F, which are escaped.
+    @inlinable
+    static func isLiteral(_ byte: UInt8) -> Bool {
+        byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
+    }
+
     /// `appendString(utf8:to:)` itself, for whichever collection holds the bytes.
     @inlinable
     static func appendLiteral<Bytes: Collection<UInt8>>(of bytes: Bytes, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Most strings (ids, names, dates) need no escaping: copy them whole.
-        if !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        if bytes.allSatisfy(isLiteral) {
             out.append(contentsOf: bytes)
             out.append(UInt8(ascii: "\""))
             return

@@ -76,10 +76,7 @@ public struct CanonicalObjectWriter: ~Copyable {
         var value = value
         value.withUTF8 { bytes in
             // Most strings (ids, names, dates) need no escaping and are short: staged whole.
-            let plain =
-                bytes.count + 2 <= Self.stagingCapacity
-                && !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
-            guard plain else {
+            guard bytes.count + 2 <= Self.stagingCapacity, bytes.allSatisfy(CanonicalJSON.isLiteral) else {
                 flush()
                 CanonicalJSON.appendString(utf8: bytes, to: &out)
                 return
@@ -127,16 +124,12 @@ public struct CanonicalObjectWriter: ~Copyable {
 
     public mutating func date(_ key: StaticString, _ value: LocalDate) throws(CanonicalJSONRefusal) {
         self.key(key)
-        let (y, m, d) = value.components
-        guard (0...9999).contains(y) else {
+        makeRoom(LocalDate.quotedLength)
+        guard let written = value.writeQuoted(to: staged + stagedCount) else {
             flush()
             return try value.writeCanonicalJSON(to: &out)
         }
-        makeRoom(12)
-        stage(UInt8(ascii: "\""))
-        LocalDate.write(y, m, d, into: UnsafeMutableBufferPointer(start: staged + stagedCount, count: 10))
-        stagedCount += 10
-        stage(UInt8(ascii: "\""))
+        stagedCount += written
     }
 
     public mutating func timestamp(_ key: StaticString, _ value: Timestamp) {

@@ -149,14 +149,26 @@ extension LocalDate: Codable {
 /// by the same writer as `description`.
 extension LocalDate: CanonicalJSONWritable {
     public func writeCanonicalJSON(to out: inout [UInt8]) throws(CanonicalJSONRefusal) {
-        let (y, m, d) = components
-        guard (0...9999).contains(y) else { return CanonicalJSON.appendString(description, to: &out) }
-        out.append(UInt8(ascii: "\""))
-        let start = out.count
-        out.append(contentsOf: repeatElement(0, count: 10))
-        out.withUnsafeMutableBufferPointer { buffer in
-            LocalDate.write(y, m, d, into: UnsafeMutableBufferPointer(rebasing: buffer[start..<start + 10]))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: LocalDate.quotedLength) { buffer in
+            guard let written = writeQuoted(to: buffer.baseAddress!) else {
+                return CanonicalJSON.appendString(description, to: &out)
+            }
+            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress!, count: written))
         }
-        out.append(UInt8(ascii: "\""))
+    }
+
+    /// The most `writeQuoted` writes: `"YYYY-MM-DD"`.
+    static let quotedLength = 12
+
+    /// Writes the date as a JSON string, `"YYYY-MM-DD"`, at `start` (room for `quotedLength`
+    /// bytes) and returns how many bytes it wrote; nil, writing nothing, for a year beyond
+    /// four digits, which `description` spells.
+    func writeQuoted(to start: UnsafeMutablePointer<UInt8>) -> Int? {
+        let (y, m, d) = components
+        guard (0...9999).contains(y) else { return nil }
+        start[0] = UInt8(ascii: "\"")
+        LocalDate.write(y, m, d, into: UnsafeMutableBufferPointer(start: start + 1, count: 10))
+        start[11] = UInt8(ascii: "\"")
+        return LocalDate.quotedLength
     }
 }
