@@ -26,13 +26,14 @@ let package = Package(
         .systemLibrary(
             name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]),
-        // glibc's mallopt, for the long-running processes (`AllocatorTuning`).
-        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
+        // What Swift's Glibc module leaves out: mallopt (`AllocatorTuning`) and thread names
+        // (`startThread`).
+        .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
 
         // The vocabulary every other target speaks: JSON and its canonical form,
         // calendar dates and timestamps, identifiers, the contract's error codes, the key file
         // (whose CURVE keys libzmq encodes and checks, hence CZeroMQ).
-        .target(name: "StrataCore", dependencies: ["CZeroMQ"], swiftSettings: strict),
+        .target(name: "StrataCore", dependencies: ["CZeroMQ", "CSystem"], swiftSettings: strict),
         // The event catalog: one value type per event, schema versions, upcasters.
         .target(name: "Events", dependencies: ["StrataCore"], path: "Events", swiftSettings: strict),
         // The business rules as pure deciders: commands in, events or a refusal out.
@@ -43,7 +44,7 @@ let package = Package(
             name: "Projections", dependencies: ["Events", "StrataCore"], path: "Projections",
             swiftSettings: strict),
         // A small safe layer over SQLite's C API: prepared statements, typed errors.
-        .target(name: "StrataSQLite", dependencies: ["CSQLite"], swiftSettings: strict),
+        .target(name: "StrataSQLite", dependencies: ["CSQLite", "StrataCore"], swiftSettings: strict),
         // The SQLite event store: atomic multi-stream append, journal, hash chain.
         .target(
             name: "EventStore", dependencies: ["Events", "StrataCore", "StrataSQLite", "CSodium"],
@@ -80,7 +81,7 @@ let package = Package(
             name: "StrataCLI",
             dependencies: [
                 "Bus", "CommandService", "EventStore", "Events", "ProjectorRuntime", "Projections", "StrataCore",
-                "StrataSQLite", "SubjectKeys", "Workloads", "CSodium", "CMalloc",
+                "StrataSQLite", "SubjectKeys", "Workloads", "CSodium", "CSystem",
             ],
             swiftSettings: strict),
         .executableTarget(name: "strata", dependencies: ["StrataCLI"], swiftSettings: strict),

@@ -58,9 +58,7 @@ final class EventEncodingThread: Sendable {
     private let work = DispatchSemaphore(value: 0)
 
     init() {
-        let thread = Thread { [self] in run() }
-        thread.name = "strata-encoder"
-        thread.start()
+        startThread(named: "strata-encoder") { [self] in run() }
     }
 
     /// Ends the thread once the chunks it holds are encoded. Call it once, last.

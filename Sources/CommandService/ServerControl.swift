@@ -67,15 +67,13 @@ final class ServerControl: Sendable {
         let latch = StartupLatch()
         threads.enter()
         if ownsClientSockets { clientSocketThreads.enter() }
-        let thread = Thread { [threads, clientSocketThreads] in
+        startThread(named: name) { [threads, clientSocketThreads] in
             body(latch)
             // A body that returns without reporting (it cannot, but) must not hang start.
             latch.report(.failure(ServerError(.environment, "\(name) ended before it started")))
             if ownsClientSockets { clientSocketThreads.leave() }
             threads.leave()
         }
-        thread.name = name
-        thread.start()
         return latch
     }
 

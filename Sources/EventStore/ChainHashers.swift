@@ -1,4 +1,5 @@
 import Foundation
+import StrataCore
 import Synchronization
 
 /// Threads that compute the chain hashes of event batches while the verifier reads on.
@@ -43,9 +44,7 @@ final class ChainHashers: Sendable {
     init(threads: Int) {
         self.threads = max(1, threads)
         for index in 0..<self.threads {
-            let thread = Thread { [self] in run() }
-            thread.name = "verify-hash-\(index)"
-            thread.start()
+            startThread(named: "verify-hash-\(index)") { [self] in run() }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import StrataCore
 import Synchronization
 
 /// A thread beside the store's writer that hashes the chain while the writer decides,
@@ -103,9 +104,7 @@ final class ChainHashingThread: Sendable {
     private let work = DispatchSemaphore(value: 0)
 
     init() {
-        let thread = Thread { [self] in run() }
-        thread.name = "strata-chain"
-        thread.start()
+        startThread(named: "strata-chain") { [self] in run() }
     }
 
     /// A chain for one append, continuing after the event whose hash is `previous`.

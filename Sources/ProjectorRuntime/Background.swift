@@ -1,4 +1,5 @@
 import Foundation
+import StrataCore
 import Synchronization
 
 /// Work done on a thread of its own while the caller does something else, and its result.
@@ -7,13 +8,11 @@ final class Background<Result: Sendable>: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     init(_ work: @escaping @Sendable () -> Result) {
-        let thread = Thread { [self] in
+        startThread(named: "strata-background") { [self] in
             let result = work()
             outcome.withLock { $0 = result }
             done.signal()
         }
-        thread.name = "strata-background"
-        thread.start()
     }
 
     /// Waits for the work to end; later calls return the same result at once.

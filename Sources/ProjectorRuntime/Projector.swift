@@ -96,12 +96,10 @@ public final class Projector: Sendable {
         onCommit: (@Sendable (Commit) -> Void)? = nil
     ) throws(ProjectorError) -> Projector {
         let projector = Projector(settings: settings, logger: logger)
-        let thread = Thread {
+        startThread(named: "projector-\(settings.name)") {
             projector.run(projections: projections, onCommit: onCommit)
             projector.ended.signal()
         }
-        thread.name = "projector-\(settings.name)"
-        thread.start()
         projector.started.wait()
         if let failure = projector.startFailure.withLock({ $0 }) {
             projector.ended.wait()

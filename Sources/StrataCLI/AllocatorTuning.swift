@@ -1,4 +1,4 @@
-import CMalloc
+import CSystem
 
 /// glibc's allocator, set for processes that run for hours and allocate per batch.
 ///

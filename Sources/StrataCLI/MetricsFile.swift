@@ -50,9 +50,7 @@ final class MetricsFile: Sendable {
         } catch {
             throw CommandFailure.environment("--metrics-file: \(error)")
         }
-        let thread = Thread { file.run() }
-        thread.name = "strata-metrics"
-        thread.start()
+        startThread(named: "strata-metrics") { file.run() }
         logger.info("writing metrics every \(MetricSet.number(intervalSeconds)) s file=\(Logger.field(path))")
         return file
     }

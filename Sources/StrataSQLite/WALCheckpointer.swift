@@ -1,6 +1,7 @@
 import CSQLite
 import Dispatch
 import Foundation
+import StrataCore
 import Synchronization
 
 /// Checkpoints a WAL file on a thread of its own, with its own connection, so that the
@@ -39,9 +40,7 @@ final class WALCheckpointer: Sendable {
         self.path = path
         self.pages = pages
         self.inlinePages = inlinePages
-        let thread = Thread { [self] in run() }
-        thread.name = "strata-checkpoint"
-        thread.start()
+        startThread(named: "strata-checkpoint") { [self] in run() }
     }
 
     var checkpoints: Counts { counts.withLock { $0 } }

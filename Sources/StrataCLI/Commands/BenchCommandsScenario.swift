@@ -310,7 +310,7 @@ enum BenchCommandsScenario {
             let (context, endpoint, keyId, secret) = (context, endpoint, keyId, secret)
             for (index, client) in plan.clients.enumerated() {
                 done.enter()
-                let thread = Thread {
+                startThread(named: "bench-client-\(index)") {
                     defer { done.leave() }
                     var signalled = false
                     let outcome: Result<Timing, any Error>
@@ -332,8 +332,6 @@ enum BenchCommandsScenario {
                     }
                     outcomes.withLock { $0[index] = outcome }
                 }
-                thread.name = "bench-client-\(index)"
-                thread.start()
             }
             for _ in plan.clients { ready.wait() }
             for _ in plan.clients { go.signal() }

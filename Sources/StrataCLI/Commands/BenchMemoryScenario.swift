@@ -160,7 +160,7 @@ enum BenchMemoryScenario {
         let done = DispatchGroup()
         for (index, client) in plan.clients.enumerated() {
             done.enter()
-            let thread = Thread {
+            startThread(named: "bench-client-\(index)") {
                 defer { done.leave() }
                 do {
                     let socket = try SignedClient(context, endpoint: endpoint, keyId: keyId, secret: secret)
@@ -170,8 +170,6 @@ enum BenchMemoryScenario {
                     failures.withLock { $0.append("\(error)") }
                 }
             }
-            thread.name = "bench-client-\(index)"
-            thread.start()
         }
         done.wait()
         if let failure = failures.withLock({ $0.first }) { throw CommandFailure.problem(failure) }

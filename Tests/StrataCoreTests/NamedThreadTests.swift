@@ -1,0 +1,38 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+import StrataCore
+
+@Suite("Named threads")
+struct NamedThreadTests {
+    /// The name the kernel holds for a thread started with `name`, as `top -H` and `perf` read it.
+    private func systemName(of name: String) throws -> String {
+        let seen = Mutex<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        startThread(named: name) {
+            let comm = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
+            seen.withLock { $0 = comm }
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        let comm = try #require(seen.withLock { $0 })
+        return comm.hasSuffix("\n") ? String(comm.dropLast()) : comm
+    }
+
+    @Test func theSystemKnowsAThreadByItsName() throws {
+        #expect(try systemName(of: "strata-writer") == "strata-writer")
+        #expect(try systemName(of: "a") == "a")
+    }
+
+    /// The kernel keeps 15 bytes; a longer name is cut there, and never inside a character.
+    @Test func aLongNameIsCutToFifteenBytesOfWholeCharacters() throws {
+        #expect(try systemName(of: "projector-readmodels") == "projector-readm")
+        #expect(try systemName(of: "123456789012345") == "123456789012345")
+        // "é" is two bytes: a third one would end at the 16th.
+        #expect(try systemName(of: "projector-ééé") == "projector-éé")
+        #expect(try systemName(of: "1234567890123é") == "1234567890123é")
+        #expect(try systemName(of: "12345678901234é") == "12345678901234")
+    }
+}
