@@ -6,17 +6,19 @@ import Foundation
 import StrataCore
 import SubjectKeys
 
-/// `strata serve`: the command service. Three threads, each owning its sockets:
+/// `strata serve`: the command service. Three threads own its sockets, and a fourth writes:
 ///
 /// - **commands** (ROUTER): reads requests, runs the gate, queues them for the writer,
-///   sends the writer's replies back;
-/// - **writer**: decides each batch against cached state, commits it in one transaction,
-///   then replies and publishes (PUB) in position order, with a heartbeat every second;
+///   sends the replies back;
+/// - **writer** (no sockets): decides each batch against cached state, commits it in one
+///   transaction, and hands it to the publisher while it goes on to the next;
+/// - **publisher** (PUB, and PUSH to the commands thread): replies to each batch in arrival
+///   order, then publishes its events in position order, with a heartbeat every second;
 /// - **history** (ROUTER): pages of stored events for catch-up, from its own read-only
 ///   connection.
 ///
 /// When the key file holds a CURVE server pair, all three endpoints are CURVE servers, and a
-/// fourth thread runs the ZAP handler that admits only the key file's client keys; it binds
+/// fifth thread runs the ZAP handler that admits only the key file's client keys; it binds
 /// before the endpoints and closes after them.
 ///
 /// `stop()` is graceful: commands that arrive from then on are answered UNAVAILABLE, the
@@ -78,6 +80,10 @@ public final class CommandServer: Sendable {
         public let events: String
         public let history: String
     }
+
+    /// Committed turns of the writer waiting for the publisher. Two let the writer commit the
+    /// next while the publisher answers one; more would only hold replies back in memory.
+    static let publicationDepth = 2
 
     public let endpoints: Endpoints
     /// The head position when the service started.
@@ -192,8 +198,27 @@ public final class CommandServer: Sendable {
                 run("commands", control) { () throws(ZMQError) in try ingress.run() }
             })
 
+        // The writer's turns go to the publisher's thread, which owns the events endpoint.
+        let publications = PublicationQueue(capacity: Self.publicationDepth)
         let events = try started(
-            control.spawn("strata-writer") { ready in
+            control.spawn("strata-publisher") { ready in
+                let thread: PublisherThread
+                do throws(ZMQError) {
+                    thread = try PublisherThread(
+                        head: head, eventsEndpoint: settings.eventsEndpoint, repliesEndpoint: repliesEndpoint,
+                        publications: publications, heartbeatInterval: settings.heartbeatInterval,
+                        publisherHighWaterMark: settings.publisherHighWaterMark, control: control,
+                        metrics: settings.metrics)
+                } catch {
+                    publications.close()
+                    return ready.report(.failure(bindFailure("events", settings.eventsEndpoint, error)))
+                }
+                ready.report(.success(thread.endpoint))
+                run("publisher", control) { () throws(ZMQError) in try thread.run() }
+            })
+
+        _ = try started(
+            control.spawn("strata-writer", ownsClientSockets: false) { ready in
                 let thread: WriterThread
                 do throws(ServerError) {
                     let store = writerStore.take()!
@@ -216,21 +241,17 @@ public final class CommandServer: Sendable {
                             store: store, key: key, interval: settings.checkpointInterval, clock: clock,
                             logger: control.logger, signedPosition: checkpoint?.position ?? 0)
                     }
-                    do throws(ZMQError) {
-                        thread = try WriterThread(
-                            writer: writer, head: head, eventsEndpoint: settings.eventsEndpoint,
-                            repliesEndpoint: repliesEndpoint, queue: queue, signer: signer,
-                            batchLimit: settings.batchLimit, heartbeatInterval: settings.heartbeatInterval,
-                            publisherHighWaterMark: settings.publisherHighWaterMark, control: control,
-                            metrics: settings.metrics)
-                    } catch {
-                        throw bindFailure("events", settings.eventsEndpoint, error)
-                    }
+                    thread = WriterThread(
+                        writer: writer, head: head, queue: queue, publications: publications, signer: signer,
+                        batchLimit: settings.batchLimit, idleInterval: settings.heartbeatInterval,
+                        logger: control.logger)
                 } catch {
+                    // The publisher ends once told the writer is finished.
+                    publications.put(.finished(head: head))
                     return ready.report(.failure(error))
                 }
-                ready.report(.success(thread.endpoint))
-                run("writer", control) { () throws(ZMQError) in try thread.run() }
+                ready.report(.success("writer"))  // no endpoint of its own
+                thread.run()
                 historyRunning.wait()
             })
 

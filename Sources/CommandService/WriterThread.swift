@@ -1,88 +1,61 @@
-import Bus
-import EventStore
 import Dispatch
 import Domain
+import EventStore
 import Foundation
 import StrataCore
 
-/// The writer's thread: the only one that touches the event store for writing. It owns
-/// the PUB socket and the inproc PUSH socket that carries replies to the commands thread.
+/// The writer's thread: the only one that touches the event store for writing.
 ///
 /// Each turn takes every arrival waiting (up to `batchLimit`), decides the commands and
-/// commits them in one transaction (`CommandWriter`), and only then replies to every
-/// arrival in order and publishes the new events in position order. About once a second
-/// it publishes a heartbeat with the head. Between turns it signs the head when a
-/// checkpoint is due, and once more when it stops gracefully.
-///
-/// As it replies it accounts for each command (an error line for one answered INTERNAL, at
-/// debug level a line for every one, a count when metrics are on), and hands the batch's
-/// counts to the metrics once, after publishing.
+/// commits them in one transaction (`CommandWriter`), and hands the turn to the publisher's
+/// thread (`PublisherThread`), which replies and publishes while this one goes on to the
+/// next. Between turns it signs the head when a checkpoint is due, and once more when it
+/// stops gracefully.
 final class WriterThread {
     private let writer: CommandWriter
-    private let publisher: ZMQSocket
-    private let replies: ZMQSocket
     private let queue: ArrivalQueue
+    private let publications: PublicationQueue
     private let signer: CheckpointSigner?
     private let batchLimit: Int
-    private let heartbeatInterval: TimeInterval
+    /// How long it waits for arrivals before looking whether a checkpoint is due.
+    private let idleInterval: TimeInterval
     private let logger: Logger
     private var head: Int64
     /// Batches the store refused in a row: the first is logged, and the recovery, not each one.
     private var failedBatches = 0
-    private let metrics: ServiceMetrics?
-    private var tally = BatchTally()
-    let endpoint: String
 
     init(
-        writer: CommandWriter, head: Int64, eventsEndpoint: String, repliesEndpoint: String, queue: ArrivalQueue,
-        signer: CheckpointSigner?, batchLimit: Int, heartbeatInterval: TimeInterval, publisherHighWaterMark: Int32,
-        control: ServerControl, metrics: ServiceMetrics?
-    ) throws(ZMQError) {
-        publisher = try control.clientFacingSocket(.publisher, lingerMilliseconds: 2000)
-        // A subscriber that falls this far behind loses messages (PUB drops at the mark)
-        // and catches up through history.
-        try publisher.setHighWaterMarks(send: publisherHighWaterMark, receive: 1000)
-        try publisher.bind(eventsEndpoint)
-        endpoint = try publisher.lastEndpoint()
-        replies = try ZMQSocket(control.context, .push, lingerMilliseconds: 2000)
-        try replies.setHighWaterMarks(send: 0, receive: 0)
-        try replies.connect(repliesEndpoint)
+        writer: CommandWriter, head: Int64, queue: ArrivalQueue, publications: PublicationQueue,
+        signer: CheckpointSigner?, batchLimit: Int, idleInterval: TimeInterval, logger: Logger
+    ) {
         self.writer = writer
         self.head = head
         self.queue = queue
+        self.publications = publications
         self.signer = signer
         self.batchLimit = batchLimit
-        self.heartbeatInterval = heartbeatInterval
-        logger = control.logger
-        self.metrics = metrics
+        self.idleInterval = idleInterval
+        self.logger = logger
     }
 
-    /// Runs until the queue is closed and drained, then tells the commands thread it is done.
-    func run() throws(ZMQError) {
-        var nextHeartbeat = DispatchTime.now()
+    /// Runs until the queue is closed and drained, then tells the publisher it is finished.
+    func run() {
         while true {
-            let (arrivals, finished) = queue.take(limit: batchLimit, waitingUntil: nextHeartbeat)
-            if !arrivals.isEmpty { try handle(arrivals) }
+            let (arrivals, finished) = queue.take(limit: batchLimit, waitingUntil: .now() + idleInterval)
+            if !arrivals.isEmpty { handle(arrivals) }
             signer?.tick(head: head)
-            if DispatchTime.now() >= nextHeartbeat {
-                try publisher.send(Heartbeat(head: head).frames)
-                nextHeartbeat = DispatchTime.now() + heartbeatInterval
-            }
             if finished { break }
         }
         signer?.finish(head: head)
-        try publisher.send(Heartbeat(head: head).frames)
-        try replies.send([Array("done".utf8)])
-        publisher.close()
-        replies.close()
+        publications.put(.finished(head: head))
     }
 
-    private func handle(_ arrivals: [Arrival]) throws(ZMQError) {
+    private func handle(_ arrivals: [Arrival]) {
         var batch: [CommandWriter.Pending] = []
         batch.reserveCapacity(arrivals.count)
         for case .command(let pending) in arrivals { batch.append(pending) }
         guard !batch.isEmpty else {
-            for case .refused(let routingId, let reply) in arrivals { try replies.send([routingId, [], reply]) }
+            publications.put(.turn(.init(arrivals: arrivals, committed: nil, batchDuration: .zero, logFailures: false)))
             return
         }
         let started = ContinuousClock.now
@@ -90,87 +63,12 @@ final class WriterThread {
         let batchDuration = started.duration(to: .now)
         noteOutcome(committed.failure, commands: batch.count)
         if let erasureFailure = committed.erasureFailure { logger.error(erasureFailure) }
-        let debug = logger.isEnabled(.debug)
-        var next = 0
-        for arrival in arrivals {
-            switch arrival {
-            case .refused(let routingId, let reply):
-                try replies.send([routingId, [], reply])
-            case .command:
-                let (routingId, reply) = committed.replies[next]
-                try replies.send([routingId, [], reply.json])
-                account(reply, of: batch, at: next, debug: debug)
-                next += 1
-            }
-        }
-        for event in committed.events {
-            try publisher.send([eventTopic(category: event.category, type: event.type), event.json])
-        }
         if let last = committed.events.last { head = last.position }
-        if let metrics {
-            tally.commandCount = batch.count
-            tally.events = committed.events.count
-            tally.head = head
-            tally.commitDuration = committed.commitDuration
-            tally.batchDuration = batchDuration
-            metrics.record(tally)
-            tally.reset()
-        }
-    }
-
-    /// One answered command, for the metrics and the log: counted into the batch's tally when
-    /// metrics are on, logged as an error when it was answered INTERNAL (in the first refused
-    /// batch of a run of them), and at debug level
-    /// logged whatever it was. It works on the reply already in hand for sending and reads the
-    /// command in place, so with metrics and debug off it costs a comparison or two.
-    private func account(_ reply: CommandReply, of batch: [CommandWriter.Pending], at index: Int, debug: Bool) {
-        let outcome: CommandOutcomeLabel
-        var failed = false
-        switch reply {
-        case .accepted(_, let duplicate, _):
-            outcome = duplicate ? .duplicate : .accepted
-        case .refused(_, let duplicate, let error):
-            outcome = duplicate ? .duplicate : .refused(error.code)
-            failed = error.code == .internal && !duplicate
-        }
-        // The commands of the first batch the store refuses are errors with their ids; while
-        // the store keeps refusing (a full disk), the rest are logged at debug level only.
-        if failed && failedBatches <= 1 {
-            logger.error(Self.line(batch[index].body, outcome, reply))
-        } else if debug {
-            logger.debug(Self.line(batch[index].body, outcome, reply))
-        }
-        if metrics != nil {
-            tally.commands[BatchTally.Key(type: batch[index].body.type, outcome: outcome), default: 0] += 1
-        }
-    }
-
-    /// `command=ID type=T outcome=accepted position=FIRST-LAST`, or for a refusal
-    /// `command=ID type=T outcome=refused code=C reason=R message="…"`; a duplicate says
-    /// `outcome=duplicate` and what the journal holds.
-    static func line(_ body: CommandBody, _ outcome: CommandOutcomeLabel, _ reply: CommandReply) -> String {
-        var events: [AppendedEvent] = []
-        var error: StrataError?
-        switch reply {
-        case .accepted(_, _, let appended): events = appended
-        case .refused(_, _, let refusal): error = refusal
-        }
-        let type = Command.isKnownType(body.type) ? body.type : "UnknownCommand"
-        var text = "command=\(Logger.field(body.id)) type=\(type) outcome="
-        switch outcome {
-        case .accepted: text += "accepted"
-        case .duplicate: text += "duplicate"
-        case .refused: text += "refused"
-        }
-        if let first = events.first, let last = events.last {
-            text += " position=\(first.position)-\(last.position)"
-        }
-        if let error {
-            text += " code=\(error.code.rawValue)"
-            if let reason = error.reason { text += " reason=\(Logger.field(reason))" }
-            text += " message=\(Logger.field(error.message))"
-        }
-        return text
+        publications.put(
+            .turn(
+                .init(
+                    arrivals: arrivals, committed: committed, batchDuration: batchDuration,
+                    logFailures: failedBatches <= 1)))
     }
 
     /// A full disk refuses every batch until space returns: one line when it starts, one when
