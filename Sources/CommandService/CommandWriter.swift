@@ -102,9 +102,11 @@ public final class CommandWriter {
         var seen: Set<String> = []
         var encoding = EventEncoding(thread: encoder)
         do throws(StoreError) {
-            for pending in batch {
-                let first = seen.insert(pending.body.id).inserted
-                decided.append(try decide(pending, now: now, firstInBatch: first, encoding: &encoding))
+            try store.readingTogether { () throws(StoreError) in
+                for pending in batch {
+                    let first = seen.insert(pending.body.id).inserted
+                    decided.append(try decide(pending, now: now, firstInBatch: first, encoding: &encoding))
+                }
             }
             let encoded = try encoding.finish()
             var writes: [CommandWrite] = []

@@ -36,6 +36,10 @@ public protocol EventStore: Sendable {
 
     /// Walks the whole chain and reports the first problem, if any.
     func verify(progress: (@Sendable (Int64) -> Void)?) throws(StoreError) -> ChainReport
+
+    /// Runs `body`, whose reads of this store all see one snapshot. For the store's one
+    /// user while it runs: `body` appends nothing.
+    func readingTogether<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T
 }
 
 extension EventStore {
@@ -54,6 +58,11 @@ extension EventStore {
 
     public func events(in stream: StreamName) throws(StoreError) -> [RecordedEvent] {
         try events(in: stream, fromVersion: 1, limit: Int.max)
+    }
+
+    /// A store that has no transactions to share reads as it always does.
+    public func readingTogether<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try body()
     }
 
     public func verify() throws(StoreError) -> ChainReport {

@@ -252,6 +252,30 @@ public final class SQLiteEventStore: EventStore {
 
     // MARK: - Reading
 
+    /// Runs `body` inside one read transaction. Each read on its own is a transaction of its
+    /// own, which takes and releases the WAL's read lock (two `fcntl` calls); the writer
+    /// reads the journal and the streams of every command it decides, so a batch's reads
+    /// share one. The transaction ends before `body`'s caller appends. When one is open
+    /// already (a call inside another), `body` runs in that one.
+    public func readingTogether<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        let began = state.withLock { state -> Bool in
+            guard state.connection.isAutocommit else { return false }
+            return (try? state.connection.execute("BEGIN")) != nil
+        }
+        defer {
+            if began {
+                state.withLock { state in
+                    // A read transaction that cannot commit (it cannot fail) is rolled back,
+                    // never left open for the next append to trip over.
+                    if (try? state.connection.execute("COMMIT")) == nil, !state.connection.isAutocommit {
+                        try? state.connection.execute("ROLLBACK")
+                    }
+                }
+            }
+        }
+        return try body()
+    }
+
     public func head() throws(StoreError) -> Int64 {
         try state.withLock { (state) throws(StoreError) -> Int64 in
             if !isReadOnly { return state.tip.position }

@@ -96,6 +96,40 @@ final class SQLiteEventStoreTests: Sendable {
         #expect(try store.verify().isIntact)
     }
 
+    /// The writer's reads of one batch share one read transaction: what another connection
+    /// commits meanwhile is not seen until they end, and they end before the next append,
+    /// however the body ends.
+    @Test func readsTakenTogetherSeeOneSnapshotAndEndBeforeTheAppend() throws {
+        let store = try SQLiteEventStore(path: path)
+        _ = try store.append(command("c1", [event("loan-L1")]))
+        let other = try SQLiteConnection(path: path, mode: .readWrite)
+        let copyJournalEntry = "INSERT INTO commands SELECT 'c2', body_digest, key_id, actor, command_type, outcome, "
+            + "result, recorded_at, head FROM commands WHERE command_id = 'c1'"
+        var copied = false
+        try store.readingTogether { () throws(StoreError) in
+            #expect(try store.journalEntry(commandId: "c2") == nil)
+            copied = (try? other.execute(copyJournalEntry)) != nil
+            #expect(try store.journalEntry(commandId: "c2") == nil, "one snapshot for all the reads")
+            // Taken together again inside: the same transaction.
+            try store.readingTogether { () throws(StoreError) in
+                #expect(try store.journalEntry(commandId: "c2") == nil)
+            }
+        }
+        #expect(copied)
+        #expect(try store.journalEntry(commandId: "c2")?.head == 1, "the next read is a transaction of its own")
+        #expect(acceptedPositions(try store.append(command("c3", [event("loan-L3")]))) == [2])
+
+        let failure = storeError {
+            try store.readingTogether { () throws(StoreError) in
+                _ = try store.journalEntry(commandId: "c3")
+                throw StoreError(.io, "the body failed")
+            }
+        }
+        #expect(failure?.message == "the body failed")
+        #expect(acceptedPositions(try store.append(command("c4", [event("loan-L4")]))) == [3])
+        #expect(try store.verify().isIntact)
+    }
+
     /// Builds a store of `count` single-event commands and closes it.
     func seed(_ count: Int) throws {
         let store = try SQLiteEventStore(path: path)
