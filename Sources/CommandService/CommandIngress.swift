@@ -6,10 +6,11 @@ import StrataCore
 
 /// The commands endpoint's thread: it owns the ROUTER socket. It reads requests, runs the
 /// gate (framing, size, header, body, signature, freshness, scope), queues what passed, in
-/// arrival order, for the writer, and sends the writer's replies back out.
+/// arrival order, for the writer, and sends the replies back out.
 ///
-/// The writer's replies come over an inproc PULL socket this thread also owns, so one
-/// `zmq_poll` wakes it for either.
+/// The replies come from the publisher's thread, which answers each batch the writer
+/// committed, over an inproc PULL socket this thread also owns, so one `zmq_poll` wakes it
+/// for either. The publisher's end marker comes after every reply, once the writer is done.
 final class CommandIngress {
     /// Requests read from the socket per wake-up before replies get a turn.
     static let readBurst = 1024
@@ -78,7 +79,8 @@ final class CommandIngress {
         replies.close()
     }
 
-    /// Sends every reply the writer has produced; true once the writer's end marker came.
+    /// Sends every reply waiting; true once the end marker came (the writer is done and
+    /// everything it took is answered).
     private func forwardReplies() throws(ZMQError) -> Bool {
         while let message = try replies.receive(wait: false) {
             if message.count == 1 { return true }
