@@ -13,6 +13,13 @@ import Synchronization
 /// which replaces the automatic one); past `pages` frames it wakes this thread, which runs a
 /// `PASSIVE` checkpoint: it copies what no reader still needs and never blocks the writer.
 ///
+/// Once it has run, it is woken again only when the log has grown by another `pages` frames
+/// past what that run copied (or has started again and reached `pages`). A writer that never
+/// pauses keeps adding to the log while a checkpoint copies it, so waking on every commit
+/// past the threshold ran one small checkpoint after another, each syncing the log and the
+/// file: under `bench append`, 607 syncs of the file for 100,000 events where SQLite's own
+/// checkpoints made 14.
+///
 /// The log starts again from its beginning only when a writer begins a transaction with the
 /// whole log copied back. A writer that commits again while every background checkpoint is
 /// still running would never find it so, and the log would grow without end: past
@@ -26,6 +33,11 @@ final class WALCheckpointer: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     /// A wake-up is pending: commits in between do not queue more.
     private let requested = Atomic<Bool>(false)
+    /// The log's length, in frames, when the last background checkpoint ran; 0 once the
+    /// log has started again.
+    private let covered = Atomic<Int32>(0)
+    /// The log's length at the writer's last commit: a shorter one means it started again.
+    private let lastFrames = Atomic<Int32>(0)
     private let stopping = Atomic<Bool>(false)
     private let counts = Mutex(Counts())
 
@@ -48,12 +60,17 @@ final class WALCheckpointer: Sendable {
     /// Called by the writer's WAL hook after each commit, on the writer's thread, with the
     /// log's length in frames.
     func committed(frames: Int32, writer db: OpaquePointer?) {
+        if frames < lastFrames.exchange(frames, ordering: .relaxed) {
+            covered.store(0, ordering: .relaxed)
+        }
         if frames >= inlinePages {
             // SQLITE_BUSY while the background one runs: it is copying the log already.
             if sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil) == SQLITE_OK {
                 counts.withLock { $0.inline += 1 }
             }
-        } else if frames >= pages, !requested.exchange(true, ordering: .acquiringAndReleasing) {
+        } else if frames >= pages, frames - covered.load(ordering: .relaxed) >= pages,
+            !requested.exchange(true, ordering: .acquiringAndReleasing)
+        {
             wake.signal()
         }
     }
@@ -78,10 +95,24 @@ final class WALCheckpointer: Sendable {
             // PASSIVE never waits for the writer or for readers; what they still need is
             // copied at a later checkpoint. A failure (an I/O error) is SQLite's to report
             // to the writer, whose next inline checkpoint meets it too.
-            if (try? connection.execute("PRAGMA wal_checkpoint(PASSIVE)")) != nil {
+            if let frames = try? Self.checkpoint(connection) {
+                // Stored after the log may have started again (its next commit resets it):
+                // then the next run comes later than it could, never sooner.
+                covered.store(frames, ordering: .relaxed)
                 counts.withLock { $0.background += 1 }
             }
         }
+    }
+}
+
+extension WALCheckpointer {
+    /// Runs a PASSIVE checkpoint; returns the log's length in frames as it found it.
+    fileprivate static func checkpoint(_ connection: SQLiteConnection) throws(SQLiteError) -> Int32 {
+        let s = try connection.statement("PRAGMA wal_checkpoint(PASSIVE)")
+        defer { s.reset() }
+        // One row: busy, frames in the log, frames copied back.
+        guard try s.step() else { return 0 }
+        return Int32(clamping: s.int64(1))
     }
 }
 
