@@ -9,7 +9,9 @@ import Testing
 /// A turn that carries only the gate's refusal `n`, told apart by its routing id.
 private func turn(_ n: UInt8) -> Publication {
     .turn(
-        .init(arrivals: [.refused(routingId: [n], reply: [n])], committed: nil, batchDuration: .zero, logFailures: false))
+        .init(
+            arrivals: [.refused(routingId: [n], reply: [n])], committed: nil, batchDuration: .zero,
+            logFailures: false))
 }
 
 /// Which turn a publication is (its routing id), or 0 for `.finished`.
