@@ -1,5 +1,4 @@
 import Dispatch
-import Domain
 import EventStore
 import Foundation
 import StrataCore
