@@ -8,7 +8,9 @@ package protocol AppendBackend {
     func journalEntry(commandId: String) throws(StoreError) -> JournalEntry?
     func currentVersion(of stream: String) throws(StoreError) -> Int64
     mutating func insert(_ event: RecordedEvent) throws(StoreError)
-    mutating func insert(_ entry: JournalEntry) throws(StoreError)
+    /// Journals `entry` unless its command id is journaled already; false when it was,
+    /// leaving the earlier entry as it is.
+    mutating func insertIfNew(_ entry: JournalEntry) throws(StoreError) -> Bool
 }
 
 /// The end of the chain: the last position and its hash.
@@ -32,11 +34,16 @@ package enum AppendPlanner {
     /// caller rolls the transaction back and keeps its old tip. It throws nothing of its
     /// own: only what the backend throws.
     ///
-    /// It works in two passes. The first decides every command (journal, expected versions)
-    /// and journals it, numbering its events and handing them to `chain` as it goes; the
-    /// second writes the events with their hashes. Hashing is a third of an append's work and
-    /// needs only the event before, so a `chain` on another thread hashes while this one
-    /// decides and writes.
+    /// It works in two passes. The first decides every command (expected versions) and
+    /// journals it, numbering its events and handing them to `chain` as it goes; the second
+    /// writes the events with their hashes. Hashing is a third of an append's work and needs
+    /// only the event before, so a `chain` on another thread hashes while this one decides
+    /// and writes.
+    ///
+    /// A command is decided as if it were new and then journaled only if its id is not
+    /// journaled yet: the insert's own search of the journal finds a retry, where looking the
+    /// id up first searched it twice for every command. A command found journaled (rare) has
+    /// what its deciding numbered taken back before it is answered from the journal.
     package static func append<Backend: AppendBackend, Chain: ChainLinking>(
         _ commands: [CommandWrite], to backend: inout Backend, tip start: ChainTip, recordedAt: String,
         chain: inout Chain
@@ -48,13 +55,9 @@ package enum AppendPlanner {
         var numbered: [NumberedEvent] = []
 
         for command in commands {
-            if let earlier = try backend.journalEntry(commandId: command.commandId) {
-                // A retry is the same body from the same key; anything else under that id
-                // must not learn (or share) the first command's outcome.
-                let isRetry = earlier.bodyDigest == command.bodyDigest && earlier.keyId == command.keyId
-                results.append(isRetry ? .duplicate(earlier) : .idReused(earlier))
-                continue
-            }
+            // What deciding this command changes, to take back if its id is journaled already.
+            let numberedBefore = numbered.count
+            let positionBefore = position
             let outcome: CommandOutcome
             switch command.decision {
             case .refuse(let error):
@@ -73,24 +76,39 @@ package enum AppendPlanner {
                         let stream = event.stream.description
                         let version = try currentVersion(stream, versions: &versions, backend: backend) + 1
                         position += 1
-                        let next = NumberedEvent(
-                            position: position, stream: stream, version: version, type: event.type,
-                            schemaVersion: event.schemaVersion, recordedAt: recordedAt, data: event.data,
-                            metadata: metadata)
-                        chain.submit(next)
-                        numbered.append(next)
+                        numbered.append(
+                            NumberedEvent(
+                                position: position, stream: stream, version: version, type: event.type,
+                                schemaVersion: event.schemaVersion, recordedAt: recordedAt, data: event.data,
+                                metadata: metadata))
                         versions[stream] = version
                         appended.append(AppendedEvent(position: position, stream: stream, version: version, type: event.type))
                     }
                     outcome = .accepted(appended)
                 }
             }
-            try backend.insert(
+            let journaled = try backend.insertIfNew(
                 JournalEntry(
                     commandId: command.commandId, bodyDigest: command.bodyDigest, keyId: command.keyId,
                     actor: command.actor, commandType: command.commandType, outcome: outcome, recordedAt: recordedAt,
                     head: position))
-            results.append(.recorded(outcome))
+            if journaled {
+                for event in numbered[numberedBefore...] { chain.submit(event) }
+                results.append(.recorded(outcome))
+                continue
+            }
+            // Each event's stream was one version lower before it: undone last to first, every
+            // stream the command touched is back where the command found it.
+            for event in numbered[numberedBefore...].reversed() { versions[event.stream] = event.version - 1 }
+            numbered.removeSubrange(numberedBefore...)
+            position = positionBefore
+            guard let earlier = try backend.journalEntry(commandId: command.commandId) else {
+                throw StoreError(.corrupt, "command \(command.commandId) is journaled, yet its entry cannot be found")
+            }
+            // A retry is the same body from the same key; anything else under that id must
+            // not learn (or share) the first command's outcome.
+            let isRetry = earlier.bodyDigest == command.bodyDigest && earlier.keyId == command.keyId
+            results.append(isRetry ? .duplicate(earlier) : .idReused(earlier))
         }
 
         var tip = start

@@ -410,7 +410,7 @@ private struct SQLiteBackend: AppendBackend {
     private static let insertJournalEntry = SQLiteStatementKey(
         """
         INSERT INTO commands (command_id, body_digest, key_id, actor, command_type, outcome, result, recorded_at, head)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (command_id) DO NOTHING
         """)
 
     func journalEntry(commandId: String) throws(StoreError) -> JournalEntry? {
@@ -476,7 +476,7 @@ private struct SQLiteBackend: AppendBackend {
         }
     }
 
-    mutating func insert(_ entry: JournalEntry) throws(StoreError) {
+    mutating func insertIfNew(_ entry: JournalEntry) throws(StoreError) -> Bool {
         let outcome: String
         if case .accepted = entry.outcome { outcome = "accepted" } else { outcome = "refused" }
         do {
@@ -492,6 +492,7 @@ private struct SQLiteBackend: AppendBackend {
             try s.bind(entry.recordedAt, at: 8)
             try s.bind(entry.head, at: 9)
             while try s.step() {}
+            return connection.changes == 1
         } catch {
             throw StoreError(error, while: "journaling command \(entry.commandId)")
         }

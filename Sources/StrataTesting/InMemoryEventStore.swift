@@ -22,7 +22,11 @@ public final class InMemoryEventStore: EventStore {
             versions[event.stream] = event.version
         }
 
-        mutating func insert(_ entry: JournalEntry) throws(StoreError) { journal[entry.commandId] = entry }
+        mutating func insertIfNew(_ entry: JournalEntry) throws(StoreError) -> Bool {
+            guard journal[entry.commandId] == nil else { return false }
+            journal[entry.commandId] = entry
+            return true
+        }
     }
 
     public init(clock: any WallClock = SystemClock()) {

@@ -196,6 +196,34 @@ struct StoreConformanceTests {
         #expect(try store.head() == 1)
     }
 
+    /// A command is decided before its id is found in the journal: a retry or a reused id
+    /// inside a batch must leave the positions and versions as it found them for the
+    /// commands after it.
+    @Test(arguments: StoreKind.allCases)
+    func aRetryInsideABatchLeavesNoTraceOnTheCommandsAfterIt(_ kind: StoreKind) throws {
+        let store = try kind.make()
+        _ = try store.append(command("first", [event("loan-L1")], body: "body-1"))
+        let results = try store.append([
+            command("first", [event("loan-L1"), event("loan-L1"), event("agent-A1")], body: "body-1"),
+            command("first", [event("loan-L1"), event("agent-A1")], body: "another body"),
+            command("next", [event("loan-L1")], expect: [stream("loan-L1"): .exactly(1)]),
+            command("after", [event("agent-A1"), event("loan-L1")], expect: [stream("agent-A1"): .exactly(0)]),
+        ])
+        guard case .duplicate = results[0], case .idReused = results[1] else {
+            Issue.record("expected a duplicate and a reused id, got \(results[0]) and \(results[1])")
+            return
+        }
+        #expect(acceptedPositions(results[2]) == [2])
+        #expect(acceptedPositions(results[3]) == [3, 4])
+        let events = try allEvents(store)
+        #expect(events.map(\.position) == [1, 2, 3, 4])
+        #expect(events.map(\.stream) == ["loan-L1", "loan-L1", "agent-A1", "loan-L1"])
+        #expect(events.map(\.version) == [1, 2, 1, 3])
+        #expect(try store.verify().isIntact)
+        // The journal still holds the first outcome under that id.
+        #expect(try store.journalEntry(commandId: "first")?.head == 1)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func positionsStayGaplessAcrossManyRandomBatches(_ kind: StoreKind) throws {
         let store = try kind.make()
