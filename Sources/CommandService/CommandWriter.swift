@@ -206,9 +206,11 @@ public final class CommandWriter {
         case .failure(let error): return try write(.refuse(error), type: type)
         case .success(let command): valid = command
         }
-        try cache.load(valid.command.reads(actor: body.actor, configuration: configuration))
+        let reads = valid.command.reads(actor: body.actor, configuration: configuration)
+        try cache.load(reads)
         let decision = Decider.decide(
-            valid, actor: body.actor, expectedVersion: body.expectedVersion, state: cache.state, context: context)
+            valid, actor: body.actor, expectedVersion: body.expectedVersion, reads: reads, state: cache.state,
+            context: context)
         switch decision {
         case .refused(let error):
             return try write(.refuse(error), type: type)

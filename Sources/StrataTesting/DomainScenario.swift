@@ -81,7 +81,8 @@ public struct DomainScenario: Sendable {
     {
         let streams = valid.command.reads(actor: actor, configuration: context.configuration)
         return Decider.decide(
-            valid, actor: actor, expectedVersion: expectedVersion, state: state(reading: streams), context: context)
+            valid, actor: actor, expectedVersion: expectedVersion, reads: streams, state: state(reading: streams),
+            context: context)
     }
 
     /// Decides `command` and, when accepted, appends its events to the history (after

@@ -9,13 +9,15 @@ import StrataCore
 /// actor's role or status can never do, NOT_FOUND, FORBIDDEN for ownership (another
 /// agent's account), CONFLICT (the body's `expectedVersion`), REJECTED (a domain rule).
 public enum Decider {
+    /// `reads` are the streams `valid.command.reads(actor:configuration:)` names, which the
+    /// caller has loaded into `state`: it needed them first for that, and taking them as
+    /// given spares working them out twice a command.
     public static func decide(
-        _ valid: ValidCommand, actor: String, expectedVersion: Int64? = nil, state: DomainState,
+        _ valid: ValidCommand, actor: String, expectedVersion: Int64? = nil, reads: [StreamRef], state: DomainState,
         context: DecisionContext
     ) -> Decision {
         let input = DecisionInput(
-            actorId: actor, expectedVersion: expectedVersion, state: state, context: context,
-            reads: valid.command.reads(actor: actor, configuration: context.configuration))
+            actorId: actor, expectedVersion: expectedVersion, state: state, context: context, reads: reads)
         do throws(StrataError) {
             let accepted: Decision.Accepted
             switch valid.command {
