@@ -127,20 +127,23 @@ package enum AppendPlanner {
         return (results, tip, written)
     }
 
-    /// The first unmet expectation, in stream-name order so the answer is deterministic.
+    /// The first unmet expectation in stream-name order, so the answer is deterministic.
+    /// Each expectation is looked at once, in the dictionary's order, keeping the unmet one
+    /// whose stream comes first: sorting them took an array and its sort for every command.
     private static func firstConflict<Backend: AppendBackend>(
         _ expectations: [StreamName: ExpectedVersion], versions: inout [String: Int64], backend: Backend
     ) throws(StoreError) -> StrataError? {
-        for (stream, expected) in expectations.sorted(by: { $0.key < $1.key }) {
+        var first: (stream: StreamName, actual: Int64, wanted: Int64)?
+        for (stream, expected) in expectations {
             guard case .exactly(let wanted) = expected else { continue }
+            if let found = first, found.stream < stream { continue }
             let actual = try currentVersion(stream.description, versions: &versions, backend: backend)
-            if actual != wanted {
-                return StrataError(
-                    .conflict, reason: "WRONG_EXPECTED_VERSION",
-                    "stream \(stream) is at version \(actual), the command expected \(wanted)")
-            }
+            if actual != wanted { first = (stream, actual, wanted) }
         }
-        return nil
+        guard let first else { return nil }
+        return StrataError(
+            .conflict, reason: "WRONG_EXPECTED_VERSION",
+            "stream \(first.stream) is at version \(first.actual), the command expected \(first.wanted)")
     }
 
     private static func currentVersion<Backend: AppendBackend>(

@@ -110,6 +110,27 @@ struct StoreConformanceTests {
         #expect(entry.head == 1)
     }
 
+    /// With several expectations unmet, the refusal names the first stream in name order,
+    /// whatever order the command's expectations come in.
+    @Test(arguments: StoreKind.allCases)
+    func severalUnmetExpectationsAreReportedByTheFirstStreamInNameOrder(_ kind: StoreKind) throws {
+        let store = try kind.make()
+        let names = ["loan-L5", "agent-A3", "loan-L2", "invoice-I9", "agent-A7", "cashout-C4", "loan-L8", "user-U1"]
+        for (n, name) in names.enumerated() {
+            _ = try store.append(command("seed-\(n)", [event(name)]))
+        }
+        var expectations: [StreamName: ExpectedVersion] = [:]
+        for name in names { expectations[stream(name)] = .exactly(7) }
+        expectations[stream("account-A0")] = .exactly(0)  // met: the stream does not exist
+        let result = try store.append(command("all-wrong", [event("loan-L5")], expect: expectations))
+        guard case .recorded(.refused(let error)) = result else {
+            Issue.record("expected a refusal, got \(result)")
+            return
+        }
+        #expect(error.reason == "WRONG_EXPECTED_VERSION")
+        #expect(error.message == "stream agent-A3 is at version 1, the command expected 7")
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aGroupCommitRefusesOnlyTheConflictingCommand(_ kind: StoreKind) throws {
         let store = try kind.make()
