@@ -35,10 +35,10 @@ package enum AppendPlanner {
     /// own: only what the backend throws.
     ///
     /// It works in two passes. The first decides every command (expected versions) and
-    /// journals it, numbering its events and handing them to `chain` as it goes; the second
-    /// writes the events with their hashes. Hashing is a third of an append's work and needs
-    /// only the event before, so a `chain` on another thread hashes while this one decides
-    /// and writes.
+    /// journals it, numbering its events and handing them to `chain` once it is journaled;
+    /// the second writes the events with their hashes. Hashing is a third of an append's
+    /// work and needs only the event before, so a `chain` on another thread hashes while
+    /// this one decides and writes.
     ///
     /// A command is decided as if it were new and then journaled only if its id is not
     /// journaled yet: the insert's own search of the journal finds a retry, where looking the
