@@ -52,7 +52,14 @@ final class WALCheckpointer: Sendable {
         self.path = path
         self.pages = pages
         self.inlinePages = inlinePages
-        startThread(named: "strata-checkpoint") { [self] in run() }
+        startThread(named: Self.threadName(for: path)) { [self] in run() }
+    }
+
+    /// `ckpt-` and the file's name, cut to the kernel's 15 bytes: the store's and each
+    /// projection's checkpoints are told apart in `top -H` and `perf` (`ckpt-events.db`,
+    /// `ckpt-readmodels`), where one shared name lumped them together.
+    static func threadName(for path: String) -> String {
+        "ckpt-" + (path as NSString).lastPathComponent
     }
 
     var checkpoints: Counts { counts.withLock { $0 } }

@@ -64,4 +64,38 @@ import Testing
         #expect(result.frames < 2500, "the log grew to \(result.frames) frames")
         #expect(try Self.rows(result.path) == 20000)
     }
+
+    /// The names of this process's threads, as `top -H` and `perf` read them.
+    static func threadNames() -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.compactMap { task in
+            (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))
+                .map { $0.trimmingCharacters(in: .newlines) }
+        }
+    }
+
+    /// Waits up to five seconds for `condition` on the thread names.
+    static func eventually(_ condition: ([String]) -> Bool) -> Bool {
+        for _ in 0..<500 {
+            if condition(threadNames()) { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    /// Each file's checkpoint thread carries the file's name, so that the store's and the
+    /// projections' are told apart; it ends when its connection closes.
+    @Test func theCheckpointThreadIsNamedAfterItsFileAndEndsWithItsConnection() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-wal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A name no other test's file has, short enough for the kernel's 15 bytes.
+        let file = "w\(UInt32.random(in: 0..<1_000_000)).db"
+        let writer = try SQLiteConnection(path: directory.appendingPathComponent(file).path, mode: .readWrite)
+        #expect(try writer.scalarText("PRAGMA journal_mode=WAL") == "wal")
+        writer.checkpointInBackground()
+        #expect(Self.eventually { $0.contains("ckpt-\(file)") }, "threads: \(Self.threadNames())")
+        writer.close()
+        #expect(Self.eventually { !$0.contains("ckpt-\(file)") }, "threads: \(Self.threadNames())")
+    }
 }
