@@ -55,9 +55,9 @@ final class WALCheckpointer: Sendable {
         startThread(named: Self.threadName(for: path)) { [self] in run() }
     }
 
-    /// `ckpt-` and the file's name, cut to the kernel's 15 bytes: the store's and each
-    /// projection's checkpoints are told apart in `top -H` and `perf` (`ckpt-events.db`,
-    /// `ckpt-readmodels`), where one shared name lumped them together.
+    /// `ckpt-` and the file's name (`startThread` cuts it to the kernel's 15 bytes): the
+    /// store's and each projection's checkpoints are told apart in `top -H` and `perf`
+    /// (`ckpt-events.db`, `ckpt-readmodels`), where one shared name lumped them together.
     static func threadName(for path: String) -> String {
         "ckpt-" + (path as NSString).lastPathComponent
     }
