@@ -20,6 +20,7 @@ struct BenchCommandsTests {
             #expect(figure["min"]?.integerValue == median && figure["max"]?.integerValue == median)
             #expect(figure["clients"] == 16 && figure["window"] == 256 && figure["target"] == 50_000)
             #expect(figure["peerRatioPercent"] == nil && figure["peerMedian"] == nil)
+            BenchCPUExpectations.check(figure["cpu"], threads: ["strata-writer", "bench clients"])
         }
         #expect(figures.map(\.["measure"]) == ["commands/s, lending loop", "commands/s, mix with invoices"])
         // 50 loans: 150 commands of the lending loop; the mix has 25 loans and 25 invoices.
@@ -31,8 +32,9 @@ struct BenchCommandsTests {
         let result = try ChildProcess.strata(["bench", "commands", "--loans", "30", "--repeat", "2"])
         try #require(result.exitCode == 0, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-        // Title, clients and sizes, column heads, two figures, and the final newline.
-        try #require(lines.count == 6, "stdout: \(result.stdout)")
+        // Title, clients and sizes, column heads, two figures, where the CPU went in each, and
+        // the final newline.
+        try #require(lines.count == 8, "stdout: \(result.stdout)")
         #expect(
             lines[0]
                 == "strata bench commands — 2 runs; figures are min / median / max; every store WAL, synchronous=FULL")
@@ -40,7 +42,9 @@ struct BenchCommandsTests {
         #expect(lines[2].hasPrefix("measure "))
         #expect(lines[3].hasPrefix("commands/s, lending loop ") && lines[3].hasSuffix("% of 50 k/s target"))
         #expect(lines[4].hasPrefix("commands/s, mix with invoices "))
-        #expect(lines[5].isEmpty)
+        BenchCPUExpectations.check(line: lines[5], label: "lending loop")
+        BenchCPUExpectations.check(line: lines[6], label: "mix with invoices")
+        #expect(lines[7].isEmpty)
     }
 
     /// The real peer: its virtual environment is made on first use (pip, from PyPI), so

@@ -27,6 +27,8 @@ struct BenchLatencyTests {
             #expect(figure["clients"] == 4)
             // 300 commands/s for 1 s: 100 loans of 3 commands.
             #expect(figure["commands"] == 300)
+            // The service's threads are idle most of such a run: only the whole is sure to show.
+            BenchCPUExpectations.check(figure["cpu"], threads: [])
         }
         #expect(figures.map(\.["target"]) == [nil, 5000, nil, nil])
         let medians = try figures.map { try #require($0["median"]?.integerValue) }
@@ -37,8 +39,8 @@ struct BenchLatencyTests {
         let result = try ChildProcess.strata(["bench", "latency", "--rate", "200", "--seconds", "1", "--repeat", "2"])
         try #require(result.exitCode == 0, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-        // Title, clients and rate, column heads, four figures, and the final newline.
-        try #require(lines.count == 8, "stdout: \(result.stdout)")
+        // Title, clients and rate, column heads, four figures, where the CPU went, and the final newline.
+        try #require(lines.count == 9, "stdout: \(result.stdout)")
         #expect(
             lines[0]
                 == "strata bench latency — 2 runs; figures are min / median / max; every store WAL, synchronous=FULL")
@@ -51,7 +53,8 @@ struct BenchLatencyTests {
             #expect(line.contains(" ms "), "\(line)")
         }
         #expect(lines[4].hasSuffix("the 5 ms target"))
-        #expect(lines[7].isEmpty)
+        BenchCPUExpectations.check(line: lines[7], label: "at 200 commands/s")
+        #expect(lines[8].isEmpty)
     }
 
     @Test func usageErrors() throws {

@@ -18,7 +18,12 @@ struct BenchProjectionsTests {
         for run in [figures[0..<3], figures[3..<6]] {
             let medians = try run.map { try #require($0["median"]?.integerValue) }
             #expect(medians == medians.sorted() && medians[0] >= 0, "\(medians)")
+            // Each of the two measurements has one account of its CPU, on each of its figures.
+            #expect(run.allSatisfy { $0["cpu"] == run.first?["cpu"] })
         }
+        BenchCPUExpectations.check(figures[0]["cpu"], threads: [])
+        // At full speed the projector is busy until it has caught up.
+        BenchCPUExpectations.check(figures[3]["cpu"], threads: ["projector-readm", "strata-writer"])
     }
 
     @Test func rebuildJSON() throws {
@@ -33,6 +38,8 @@ struct BenchProjectionsTests {
             let measure = try #require(figure["measure"]?.stringValue)
             let events = Int(measure.split(separator: " ")[2]) ?? 0
             #expect(events > 200, "\(measure)")
+            // The main thread writes the rebuilt file.
+            BenchCPUExpectations.check(figure["cpu"], threads: ["main"])
         }
     }
 }

@@ -427,6 +427,8 @@ struct BenchTests {
             #expect(figure["min"]?.integerValue == median)
             #expect(figure["max"]?.integerValue == median)
             #expect(figure["measure"]?.stringValue?.isEmpty == false)
+            // Every insert, raw or through the store, is made on the main thread.
+            BenchCPUExpectations.check(figure["cpu"], threads: ["main"])
             if index == 0 {
                 #expect(figure["unit"] == "rows/s")
                 #expect(figure["ceilingMedian"] == JSONValue?.none)

@@ -32,6 +32,14 @@ enum BenchCommand {
             row size, same unique (stream, version) index, same durability settings), and raw SQLite at
             the store's own commit size (100 rows per transaction), which separates the store's own
             cost from the cost of committing (one fsync per transaction).
+
+            append, commands, latency, lag and rebuild also say where the CPU went while they were
+            measured, over all runs: the process's share of the machine's cores, and each thread's share
+            of one core, by the name the system knows it by (digits as N; `bench clients` is the
+            benchmark's own clients, `other threads` the threads that ended during the run, such as a
+            store's chain thread in append, and those under 1%).
+            A figure short of its target with one thread near a whole core is bound by that thread;
+            with the process near every core, by the machine. JSON: a `cpu` member on each figure.
             """ + "\n\n" + BenchCommandsScenario.discussion + "\n\n" + BenchLatencyScenario.discussion + "\n\n"
             + BenchProjectionsScenario.discussion + "\n\n" + BenchHistoryScenario.discussion + "\n\n"
             + BenchMemoryScenario.discussion)
@@ -44,6 +52,8 @@ enum BenchCommand {
         let ceiling: Double?
         /// Raw SQLite at the same commit size, when the figure has one.
         let sameSizeRaw: Double?
+        /// Where the CPU went while it was measured, over all its runs (`BenchCPU`).
+        var cpu: BenchCPU? = nil
 
         var sorted: [Double] { samples.sorted() }
         var median: Double { sorted[sorted.count / 2] }
@@ -62,6 +72,7 @@ enum BenchCommand {
                 members["sameSizeRawMedian"] = .integer(Int64(sameSizeRaw))
                 members["sameSizeRatioPercent"] = .integer(Int64((median / sameSizeRaw * 100).rounded()))
             }
+            if let cpu { members["cpu"] = cpu.json }
             return .object(members)
         }
     }
@@ -97,33 +108,37 @@ enum BenchCommand {
             return try BenchMemoryScenario.run(arguments, directory: directory, runs: runs)
         }
 
-        var raw: [Double] = []
-        var raw100: [Double] = []
-        var commandsOfOne: [Double] = []
-        var oneCommandOfMany: [Double] = []
+        // Each measure's rates over the runs, and where the CPU went while they were taken.
+        var rates = Array(repeating: [Double](), count: 4)
+        var cpu = Array(repeating: BenchCPU(), count: 4)
+        func measure(_ index: Int, _ rate: () throws -> Double) rethrows {
+            let start = BenchCPU.Sample.now()
+            rates[index].append(try rate())
+            cpu[index].add(BenchCPU(from: start, to: .now()))
+        }
         let commandBatches = makeCommandBatches(events: events, eventsPerCommand: 1)
         let eventBatches = makeCommandBatches(events: events, eventsPerCommand: 100)
         for run in 0..<runs {
-            raw.append(try rawInsertRate(events: events, rowsPerTransaction: 1000, path: "\(directory)/raw-\(run).db"))
-            raw100.append(try rawInsertRate(events: events, rowsPerTransaction: 100, path: "\(directory)/raw100-\(run).db"))
-            commandsOfOne.append(try storeAppendRate(commandBatches, path: "\(directory)/store1-\(run).db"))
-            oneCommandOfMany.append(try storeAppendRate(eventBatches, path: "\(directory)/store100-\(run).db"))
+            try measure(0) { try rawInsertRate(events: events, rowsPerTransaction: 1000, path: "\(directory)/raw-\(run).db") }
+            try measure(1) { try rawInsertRate(events: events, rowsPerTransaction: 100, path: "\(directory)/raw100-\(run).db") }
+            try measure(2) { try storeAppendRate(commandBatches, path: "\(directory)/store1-\(run).db") }
+            try measure(3) { try storeAppendRate(eventBatches, path: "\(directory)/store100-\(run).db") }
         }
-        let rawMedian = raw.sorted()[raw.count / 2]
-        let raw100Median = raw100.sorted()[raw100.count / 2]
+        let rawMedian = rates[0].sorted()[runs / 2]
+        let raw100Median = rates[1].sorted()[runs / 2]
         let figures = [
             Figure(
-                scenario: "append", measure: "raw SQLite insert ceiling, 1000 rows/txn", unit: "rows/s", samples: raw,
-                ceiling: nil, sameSizeRaw: nil),
+                scenario: "append", measure: "raw SQLite insert ceiling, 1000 rows/txn", unit: "rows/s", samples: rates[0],
+                ceiling: nil, sameSizeRaw: nil, cpu: cpu[0]),
             Figure(
-                scenario: "append", measure: "raw SQLite insert, 100 rows/txn", unit: "rows/s", samples: raw100,
-                ceiling: rawMedian, sameSizeRaw: nil),
+                scenario: "append", measure: "raw SQLite insert, 100 rows/txn", unit: "rows/s", samples: rates[1],
+                ceiling: rawMedian, sameSizeRaw: nil, cpu: cpu[1]),
             Figure(
                 scenario: "append", measure: "store append, 100 commands × 1 event per call", unit: "events/s",
-                samples: commandsOfOne, ceiling: rawMedian, sameSizeRaw: raw100Median),
+                samples: rates[2], ceiling: rawMedian, sameSizeRaw: raw100Median, cpu: cpu[2]),
             Figure(
                 scenario: "append", measure: "store append, 1 command × 100 events per call", unit: "events/s",
-                samples: oneCommandOfMany, ceiling: rawMedian, sameSizeRaw: raw100Median),
+                samples: rates[3], ceiling: rawMedian, sameSizeRaw: raw100Median, cpu: cpu[3]),
         ]
         if arguments.flag("json") {
             for figure in figures { printLine(CanonicalJSON.string(figure.json)) }
@@ -240,6 +255,12 @@ enum BenchCommand {
             ]
         }
         printColumns(["measure", "unit", "min", "median", "max", "ratio", ""], rows)
+        printCPU(figures.map { ($0.measure, $0.cpu) })
+    }
+
+    /// The lines a table ends with: where the CPU went in each measurement, in order.
+    static func printCPU(_ measurements: [(label: String, cpu: BenchCPU?)]) {
+        for case (let label, let cpu?) in measurements { printLine(cpu.line(label)) }
     }
 
     /// Rows under a header, each column as wide as its widest cell.

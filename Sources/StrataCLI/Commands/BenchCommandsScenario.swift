@@ -76,17 +76,25 @@ enum BenchCommandsScenario {
 
         var lendingRates: [Double] = []
         var mixRates: [Double] = []
+        var lendingCPU = BenchCPU()
+        var mixCPU = BenchCPU()
         var peerRuns: [BenchPeer.Run] = []
         for run in 0..<runs {
             for (plan, kind) in [(lending, "lending"), (mix, "mix")] {
-                let rate = try withService(
+                let (rate, cpu) = try withService(
                     at: "\(directory)/commands-\(kind)-\(run).db", admin: workload.admin, keep: keepStores,
                     metricsFile: metricsFile
                 ) { service in
                     try service.send(setup)
                     return try service.throughput(plan)
                 }
-                if kind == "lending" { lendingRates.append(rate) } else { mixRates.append(rate) }
+                if kind == "lending" {
+                    lendingRates.append(rate)
+                    lendingCPU.add(cpu)
+                } else {
+                    mixRates.append(rate)
+                    mixCPU.add(cpu)
+                }
             }
             if let peer { peerRuns.append(try peer.run(loans: loans, directory: directory)) }
         }
@@ -95,14 +103,14 @@ enum BenchCommandsScenario {
             "clients": .integer(Int64(clients)), "window": .integer(Int64(window)),
             "target": .integer(Int64(throughputTarget)),
         ]
-        let lendingFigure = figure("commands/s, lending loop", "commands/s", lendingRates)
+        var lendingFigure = figure("commands/s, lending loop", "commands/s", lendingRates)
+        lendingFigure.cpu = lendingCPU
+        var mixFigure = figure("commands/s, mix with invoices", "commands/s", mixRates)
+        mixFigure.cpu = mixCPU
         var lendingFacts = facts.merging(["commands": .integer(Int64(lending.commands))]) { $1 }
         var figures: [(BenchCommand.Figure, [String: JSONValue])] = [
             (lendingFigure, lendingFacts),
-            (
-                figure("commands/s, mix with invoices", "commands/s", mixRates),
-                facts.merging(["commands": .integer(Int64(mix.commands))]) { $1 }
-            ),
+            (mixFigure, facts.merging(["commands": .integer(Int64(mix.commands))]) { $1 }),
         ]
         var ratioPercent: Int64?
         if let first = peerRuns.first {
@@ -149,6 +157,7 @@ enum BenchCommandsScenario {
                         + "\(BenchCommand.format(events[events.count / 2])) events/s median")
             }
             printTable(figures.map(\.0), peerRatioPercent: ratioPercent)
+            BenchCommand.printCPU([("lending loop", lendingCPU), ("mix with invoices", mixCPU)])
         }
         return 0
     }
@@ -245,9 +254,10 @@ enum BenchCommandsScenario {
         var opener: PersonalDataOpener { PersonalDataOpener(keyStorePath: keysPath) }
 
         /// Sends `plan` from its clients at full speed (each pipelined, `window` ahead);
-        /// accepted commands per second, from the first send to the last reply.
-        func throughput(_ plan: Plan) throws -> Double {
-            let results = try runClients(plan) { client, work, go in
+        /// accepted commands per second, from the first send to the last reply, and where the
+        /// CPU went meanwhile.
+        func throughput(_ plan: Plan) throws -> (rate: Double, cpu: BenchCPU) {
+            let (results, cpu) = try runClients(plan) { client, work, go in
                 go()
                 let first = ContinuousClock.now
                 try pipeline(client, work)
@@ -255,7 +265,7 @@ enum BenchCommandsScenario {
             }
             let start = results.map(\.start).min()!
             let end = results.map(\.end).max()!
-            return Double(plan.commands) / BenchCommand.seconds(between: start, and: end)
+            return (Double(plan.commands) / BenchCommand.seconds(between: start, and: end), cpu)
         }
 
         /// Sends `plan` one client after another, pipelined, untimed (the setup).
@@ -269,12 +279,14 @@ enum BenchCommandsScenario {
 
         /// Sends `plan` open-loop: command k of all (interleaved across clients) is sent
         /// at start + k / rate, whatever has been answered. Each command's latency in µs,
-        /// from when it was due to be sent to when its reply was read.
-        func latencies(_ plan: Plan, rate: Int, pacing: Pacing = .precise) throws -> [Double] {
+        /// from when it was due to be sent to when its reply was read, and where the CPU went.
+        func latencies(
+            _ plan: Plan, rate: Int, pacing: Pacing = .precise
+        ) throws -> (latencies: [Double], cpu: BenchCPU) {
             let interval = Duration.seconds(1) / rate
             let count = plan.clients.count
             let start = Locked<ContinuousClock.Instant?>(nil)
-            let results = try runClients(plan) { client, work, go in
+            let (results, cpu) = try runClients(plan) { client, work, go in
                 go()
                 let t0 = start.withLock { value in
                     if value == nil { value = .now + .milliseconds(20) }
@@ -282,7 +294,7 @@ enum BenchCommandsScenario {
                 }
                 return try paced(client, work, pacing: pacing, due: { k in t0 + interval * (k * count + work.index) })
             }
-            return results.flatMap(\.latencies)
+            return (results.flatMap(\.latencies), cpu)
         }
 
         struct Work: Sendable {
@@ -298,21 +310,24 @@ enum BenchCommandsScenario {
 
         /// One thread per client of `plan`, each with its own DEALER; they start `body`
         /// together (after `go()`, once every client is connected), and the first error
-        /// fails the run.
+        /// fails the run. The process's CPU is sampled as they start and once they have all
+        /// ended; each client counts its own from `go()` on.
         func runClients(
             _ plan: Plan,
             _ body: @escaping @Sendable (SignedClient, Work, _ go: () -> Void) throws -> Timing
-        ) throws -> [Timing] {
+        ) throws -> (timings: [Timing], cpu: BenchCPU) {
             let outcomes = Locked<[Int: Result<Timing, any Error>]>([:])
+            let clientSeconds = Locked(0.0)
             let ready = DispatchSemaphore(value: 0)
             let go = DispatchSemaphore(value: 0)
             let done = DispatchGroup()
             let (context, endpoint, keyId, secret) = (context, endpoint, keyId, secret)
             for (index, client) in plan.clients.enumerated() {
                 done.enter()
-                startThread(named: "bench-client-\(index)") {
+                startThread(named: BenchCPU.clientPrefix + "\(index)") {
                     defer { done.leave() }
                     var signalled = false
+                    var started = 0.0
                     let outcome: Result<Timing, any Error>
                     do {
                         let socket = try SignedClient(context, endpoint: endpoint, keyId: keyId, secret: secret)
@@ -322,9 +337,14 @@ enum BenchCommandsScenario {
                                 signalled = true
                                 ready.signal()
                                 go.wait()
+                                started = BenchCPU.threadCPUSeconds()
                             })
                     } catch {
                         outcome = .failure(error)
+                    }
+                    if signalled {
+                        let used = BenchCPU.threadCPUSeconds() - started
+                        clientSeconds.withLock { $0 += used }
                     }
                     if !signalled {
                         ready.signal()
@@ -334,11 +354,14 @@ enum BenchCommandsScenario {
                 }
             }
             for _ in plan.clients { ready.wait() }
+            let before = BenchCPU.Sample.now()
             for _ in plan.clients { go.signal() }
             done.wait()
-            return try outcomes.withLock { outcomes in
+            let cpu = BenchCPU(from: before, to: .now(), clientSeconds: clientSeconds.withLock { $0 })
+            let timings = try outcomes.withLock { outcomes in
                 try (0..<plan.clients.count).map { try outcomes[$0]!.get() }
             }
+            return (timings, cpu)
         }
     }
 

@@ -39,13 +39,15 @@ enum BenchLatencyScenario {
             clients: BenchCommandsScenario.latencyClients)
 
         var samples = Array(repeating: [Double](), count: percentiles.count)
+        var cpu = BenchCPU()
         for run in 0..<runs {
-            let latencies = try BenchCommandsScenario.withService(
+            let (latencies, runCPU) = try BenchCommandsScenario.withService(
                 at: "\(directory)/latency-\(run).db", admin: workload.admin, keep: keepStores
             ) { service in
                 try service.send(setup)
                 return try service.latencies(paced, rate: rate)
             }
+            cpu.add(runCPU)
             for (index, percentile) in percentiles.enumerated() {
                 samples[index].append(BenchCommandsScenario.percentile(latencies, percentile.p))
             }
@@ -54,7 +56,7 @@ enum BenchLatencyScenario {
         let figures = percentiles.enumerated().map { index, percentile in
             BenchCommand.Figure(
                 scenario: name, measure: "latency \(percentile.name) at \(rate) commands/s", unit: "us",
-                samples: samples[index], ceiling: nil, sameSizeRaw: nil)
+                samples: samples[index], ceiling: nil, sameSizeRaw: nil, cpu: cpu)
         }
         if arguments.flag("json") {
             for figure in figures {
@@ -76,6 +78,7 @@ enum BenchLatencyScenario {
                     + "\(BenchCommand.format(Double(rate))) commands/s for \(seconds) s "
                     + "(\(BenchCommand.format(Double(paced.commands))) commands), scheduled send → reply")
             printTable(figures)
+            BenchCommand.printCPU([("at \(BenchCommand.format(Double(rate))) commands/s", cpu)])
         }
         return 0
     }

@@ -38,12 +38,16 @@ enum BenchProjectionsScenario {
         let clients = BenchCommandsScenario.clients
 
         var figures: [BenchCommand.Figure] = []
+        // Where the CPU went in each measurement, for the figures it gave and the table's end.
+        var cpu: [(label: String, cpu: BenchCPU?)] = []
         if scenario == lag {
             let paced = BenchCommandsScenario.Plan(
                 units: (0..<((rate * seconds + 2) / 3)).map { workload.loan($0) }, clients: BenchCommandsScenario.latencyClients)
             let flood = BenchCommandsScenario.Plan(units: (0..<loans).map { workload.loan(paced.commands + $0) }, clients: clients)
             var steady: [[Double]] = []
             var full: [[Double]] = []
+            var steadyCPU = BenchCPU()
+            var fullCPU = BenchCPU()
             for run in 0..<runs {
                 let path = "\(directory)/lag-\(run).db"
                 try BenchCommandsScenario.withService(at: path, admin: workload.admin, keep: keep) { service in
@@ -56,19 +60,23 @@ enum BenchProjectionsScenario {
                     }
                     let store = try SQLiteEventStore(readingAt: path)
                     try waitForProjector(lags, store: store)
-                    _ = try service.latencies(paced, rate: rate, pacing: .millisecond)
+                    // From the first send until the projector has applied the last event.
+                    var start = BenchCPU.Sample.now()
+                    let (_, pacedCPU) = try service.latencies(paced, rate: rate, pacing: .millisecond)
                     steady.append(try waitForProjector(lags, store: store))
-                    _ = try service.throughput(flood)
+                    steadyCPU.add(BenchCPU(from: start, to: .now(), clientSeconds: pacedCPU.clientSeconds))
+                    start = BenchCPU.Sample.now()
+                    let (_, floodCPU) = try service.throughput(flood)
                     full.append(try waitForProjector(lags, store: store))
+                    fullCPU.add(BenchCPU(from: start, to: .now(), clientSeconds: floodCPU.clientSeconds))
                 }
                 if !keep { for suffix in ["", "-wal", "-shm", "-lock"] { unlink("\(directory)/lag-readmodels-\(run).db" + suffix) } }
             }
-            for (label, samples) in [("at \(rate) commands/s", steady), ("at full speed, \(clients) clients", full)] {
+            cpu = [("at \(rate) commands/s", steadyCPU), ("at full speed, \(clients) clients", fullCPU)]
+            for ((label, use), samples) in zip(cpu, [steady, full]) {
                 for (name, p) in [("p50", 0.5), ("p99", 0.99), ("max", 1.0)] {
-                    figures.append(
-                        figure(
-                            "projection lag \(name) \(label)", "ms",
-                            samples.map { BenchCommandsScenario.percentile($0, p) }))
+                    let percentiles = samples.map { BenchCommandsScenario.percentile($0, p) }
+                    figures.append(figure("projection lag \(name) \(label)", "ms", percentiles, cpu: use))
                 }
             }
         } else {
@@ -76,6 +84,8 @@ enum BenchProjectionsScenario {
             let fill = BenchCommandsScenario.Plan(units: units, clients: clients)
             var readModels: [Double] = []
             var audit: [Double] = []
+            var readModelsCPU = BenchCPU()
+            var auditCPU = BenchCPU()
             var events: Int64 = 0
             for run in 0..<runs {
                 let path = "\(directory)/rebuild-\(run).db"
@@ -85,19 +95,28 @@ enum BenchProjectionsScenario {
                     let store = try SQLiteEventStore(readingAt: path)
                     for (name, projections) in [("readmodels", ReadModels.all), ("audit", ReadModels.audit)] {
                         let output = "\(directory)/rebuild-\(name)-\(run).db"
+                        let start = BenchCPU.Sample.now()
                         let result = try Rebuild.run(
                             name: name, projections: projections, from: StoreHistory(store: store), into: output,
                             opener: service.opener)
                         if let stop = result.stop { throw CommandFailure.problem("the rebuild of \(name) stopped: \(stop)") }
                         events = result.events
-                        if name == "audit" { audit.append(result.eventsPerSecond) } else { readModels.append(result.eventsPerSecond) }
+                        let use = BenchCPU(from: start, to: .now())
+                        if name == "audit" {
+                            audit.append(result.eventsPerSecond)
+                            auditCPU.add(use)
+                        } else {
+                            readModels.append(result.eventsPerSecond)
+                            readModelsCPU.add(use)
+                        }
                         if !keep { for suffix in ["", "-wal", "-shm", "-lock"] { unlink(output + suffix) } }
                     }
                 }
             }
+            cpu = [("rebuild readmodels.db", readModelsCPU), ("rebuild audit.db", auditCPU)]
             figures = [
-                figure("rebuild readmodels.db, \(events) events", "events/s", readModels),
-                figure("rebuild audit.db, \(events) events", "events/s", audit),
+                figure("\(cpu[0].label), \(events) events", "events/s", readModels, cpu: readModelsCPU),
+                figure("\(cpu[1].label), \(events) events", "events/s", audit, cpu: auditCPU),
             ]
         }
 
@@ -112,13 +131,18 @@ enum BenchProjectionsScenario {
                     [f.measure, f.unit, BenchCommand.format(f.sorted.first!), BenchCommand.format(f.median),
                         BenchCommand.format(f.sorted.last!)]
                 })
+            BenchCommand.printCPU(cpu)
             printLine("(\(target))")
         }
         return 0
     }
 
-    private static func figure(_ measure: String, _ unit: String, _ samples: [Double]) -> BenchCommand.Figure {
-        BenchCommand.Figure(scenario: "projections", measure: measure, unit: unit, samples: samples, ceiling: nil, sameSizeRaw: nil)
+    private static func figure(
+        _ measure: String, _ unit: String, _ samples: [Double], cpu: BenchCPU?
+    ) -> BenchCommand.Figure {
+        BenchCommand.Figure(
+            scenario: "projections", measure: measure, unit: unit, samples: samples, ceiling: nil, sameSizeRaw: nil,
+            cpu: cpu)
     }
 
     /// Each applied event's lag in ms, and the last position applied.

@@ -1,0 +1,193 @@
+import Foundation
+import StrataCore
+
+/// Where a benchmark run's CPU went: this process's CPU time between two samples, by thread.
+///
+/// A figure below its target says little on its own; beside it, how busy each thread was
+/// says whether one thread is the bound (the command writer near a whole core) or the
+/// machine is (the process near every core). Every long-lived thread of Strata carries its
+/// name to the system (`startThread(named:)`), so the names here are the ones `top -H` and
+/// `perf` show.
+///
+/// The process's time comes from `getrusage`, which also counts threads that ended between
+/// the samples; each thread's from `/proc/self/task/TID` (`threadCPUSeconds(of:)`). A
+/// benchmark's clients end before the second sample, so they report their own time
+/// (`threadCPUSeconds()`).
+struct BenchCPU: Sendable {
+    /// Each thread's CPU seconds, from `/proc/self/task`, with the process's total.
+    struct Sample: Sendable {
+        let at: ContinuousClock.Instant
+        let process: Double
+        /// Keyed by thread id, since several threads may share a name.
+        let threads: [Int32: (name: String, seconds: Double)]
+
+        static func now() -> Sample {
+            let at = ContinuousClock.now
+            return Sample(at: at, process: processCPUSeconds(), threads: threadCPUSeconds(of: "/proc/self/task"))
+        }
+    }
+
+    /// Wall seconds covered, summed over the runs added together.
+    private(set) var wall: Double = 0
+    /// CPU seconds of the whole process.
+    private(set) var process: Double = 0
+    /// CPU seconds by thread role (`role(of:)`), for threads alive at the run's end, and for
+    /// the benchmark's clients (`clientsName`).
+    private(set) var threads: [String: Double] = [:]
+
+    static let clientsName = "bench clients"
+    /// How the benchmark's client threads are named (`bench-client-N`).
+    static let clientPrefix = "bench-client-"
+    /// What the process used outside the threads named: threads that ended during the run (a
+    /// rebuild's per-page readers) and threads under 1% of a core.
+    static let otherName = "other threads"
+
+    init() {}
+
+    /// The process's use between `start` and `end`: every thread alive at both, by name, and
+    /// the clients as one more. Client threads (named with `clientPrefix`) count only by
+    /// `clientSeconds`, their own count, even when one is still ending at `end`.
+    init(from start: Sample, to end: Sample, clientSeconds: Double = 0) {
+        wall = BenchCommand.seconds(between: start.at, and: end.at)
+        process = max(0, end.process - start.process)
+        for (tid, thread) in end.threads where !thread.name.hasPrefix(Self.clientPrefix) {
+            // A thread missing at the start began during the run: all its time is the run's.
+            let before = start.threads[tid].map { $0.name == thread.name ? $0.seconds : 0 } ?? 0
+            threads[Self.role(of: thread.name), default: 0] += max(0, thread.seconds - before)
+        }
+        if clientSeconds > 0 { threads[Self.clientsName, default: 0] += clientSeconds }
+    }
+
+    /// A thread's name with each run of digits as `N`: threads of one role share a line
+    /// (`ZMQbg/IO/N`, `verify-hash-N`), and so does each run's store (`ckpt-lag-N.db`).
+    static func role(of name: String) -> String {
+        var role = ""
+        var inDigits = false
+        for character in name {
+            if character.isASCII, character.isNumber {
+                if !inDigits { role.append("N") }
+                inDigits = true
+            } else {
+                role.append(character)
+                inDigits = false
+            }
+        }
+        return role
+    }
+
+    /// What the benchmark's clients used, by their own count.
+    var clientSeconds: Double { threads[Self.clientsName] ?? 0 }
+
+    /// Adds another run's use, so that a figure over several runs has one account.
+    mutating func add(_ other: BenchCPU) {
+        wall += other.wall
+        process += other.process
+        for (name, seconds) in other.threads { threads[name, default: 0] += seconds }
+    }
+
+    /// Percent of one core, thread by thread, largest first; threads under 1% and the time
+    /// of threads not named go to `otherName`.
+    var percentByThread: [(name: String, percent: Int64)] {
+        guard wall > 0 else { return [] }
+        var named: [(name: String, percent: Int64)] = []
+        var accounted = 0.0
+        for (name, seconds) in threads {
+            let percent = Int64((seconds / wall * 100).rounded())
+            guard percent >= 1 else { continue }
+            named.append((name, percent))
+            accounted += seconds
+        }
+        named.sort { $0.percent != $1.percent ? $0.percent > $1.percent : $0.name < $1.name }
+        let rest = Int64(((process - accounted) / wall * 100).rounded())
+        if rest >= 1 { named.append((Self.otherName, rest)) }
+        return named
+    }
+
+    /// The whole process, in percent of one core.
+    var processPercent: Int64 { wall > 0 ? Int64((process / wall * 100).rounded()) : 0 }
+
+    /// `{"cores":N,"processPercent":P,"threadsPercent":{name:P,…}}`, percent of one core.
+    var json: JSONValue {
+        var byThread: [String: JSONValue] = [:]
+        for (name, percent) in percentByThread { byThread[name] = .integer(percent) }
+        return [
+            "cores": .integer(Int64(ProcessInfo.processInfo.activeProcessorCount)),
+            "processPercent": .integer(processPercent), "threadsPercent": .object(byThread),
+        ]
+    }
+
+    /// One line for people: `CPU, LABEL: 1.52 of 2 cores — strata-writer 0.95, …`.
+    func line(_ label: String) -> String {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let threads = percentByThread.map { "\($0.name) \(Self.cores($0.percent))" }
+        return "  CPU, \(label): \(Self.cores(processPercent)) of \(cores) cores"
+            + (threads.isEmpty ? "" : " — " + threads.joined(separator: ", "))
+    }
+
+    private static func cores(_ percent: Int64) -> String {
+        "\(percent / 100).\(percent % 100 < 10 ? "0" : "")\(percent % 100)"
+    }
+
+    // MARK: - Reading the counts
+
+    /// The calling thread's own CPU time, exact (`CLOCK_THREAD_CPUTIME_ID`).
+    static func threadCPUSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    /// User and system time of the whole process, ended threads included.
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
+    /// Each thread under `directory` (`/proc/self/task`) by id: its name and CPU seconds.
+    /// The time is `schedstat`'s first field, nanoseconds on the CPU; where the kernel keeps
+    /// no `schedstat`, `stat`'s user and system ticks. The main thread, whose name is the
+    /// program's, is called `mainName`. A thread that ends while it is read is left out.
+    static func threadCPUSeconds(of directory: String) -> [Int32: (name: String, seconds: Double)] {
+        let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+        let main = getpid()
+        var threads: [Int32: (name: String, seconds: Double)] = [:]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+            guard let tid = Int32(entry),
+                let stat = FileManager.default.contents(atPath: "\(directory)/\(entry)/stat"),
+                let parsed = parseStat(Array(stat))
+            else { continue }
+            let seconds =
+                FileManager.default.contents(atPath: "\(directory)/\(entry)/schedstat")
+                .flatMap { parseSchedstat(Array($0)) }.map { Double($0) / 1e9 }
+                ?? Double(parsed.ticks) / ticksPerSecond
+            threads[tid] = (tid == main ? mainName : parsed.name, seconds)
+        }
+        return threads
+    }
+
+    static let mainName = "main"
+
+    /// The nanoseconds on the CPU from a `schedstat` line: `RUN_NS WAIT_NS SLICES`.
+    static func parseSchedstat(_ line: [UInt8]) -> Int64? {
+        line.split(separator: UInt8(ascii: " ")).first.flatMap { Int64(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    /// The name and user + system ticks from a `stat` line: `TID (NAME) STATE …`, where NAME
+    /// may hold spaces and parentheses, so the fields are counted from the last `)`; utime and
+    /// stime are the 14th and 15th fields of the line.
+    static func parseStat(_ line: [UInt8]) -> (name: String, ticks: Int64)? {
+        guard let open = line.firstIndex(of: UInt8(ascii: "(")),
+            let close = line.lastIndex(of: UInt8(ascii: ")")), open < close
+        else { return nil }
+        let name = String(decoding: line[(open + 1)..<close], as: UTF8.self)
+        // After ") ": state is field 3, so utime (14) and stime (15) are the 12th and 13th here.
+        let fields = line[(close + 1)...].split(separator: UInt8(ascii: " "))
+        guard fields.count >= 13,
+            let user = Int64(String(decoding: fields[11], as: UTF8.self)),
+            let system = Int64(String(decoding: fields[12], as: UTF8.self))
+        else { return nil }
+        return (name, user + system)
+    }
+}
