@@ -20,8 +20,7 @@ final class EventEncodingThread: Sendable {
     /// Events to encode, and their bytes once the thread has made them.
     final class Chunk: Sendable {
         let events: [(stream: StreamName, event: any DomainEvent)]
-        private let done = DispatchSemaphore(value: 0)
-        private let result = Mutex<Result<[NewEvent], StoreError>?>(nil)
+        private let result = OneShot<Result<[NewEvent], StoreError>>()
 
         fileprivate init(_ events: [(stream: StreamName, event: any DomainEvent)]) {
             self.events = events
@@ -38,18 +37,12 @@ final class EventEncodingThread: Sendable {
             } catch {
                 outcome = .failure(error)
             }
-            result.withLock { $0 = outcome }
-            done.signal()
+            result.fulfil(outcome)
         }
 
-        /// The events' bytes, waiting for the thread if it has not made them yet. Call it once.
+        /// The events' bytes, waiting for the thread if it has not made them yet.
         fileprivate func encoded() throws(StoreError) -> [NewEvent] {
-            done.wait()
-            let outcome = result.withLock { result in
-                defer { result = nil }
-                return result!
-            }
-            return try outcome.get()
+            try result.wait().get()
         }
     }
 

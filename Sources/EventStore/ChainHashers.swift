@@ -13,23 +13,17 @@ final class ChainHashers: Sendable {
     /// A batch handed to the threads, and its hashes once one of them has computed them.
     final class Pending: Sendable {
         let batch: StoredEventBatch
-        private let done = DispatchSemaphore(value: 0)
-        private let result = Mutex(StoredEventBatch.Hashes(hashes: [], linkedAndHashed: []))
+        private let result = OneShot<StoredEventBatch.Hashes>()
 
         fileprivate init(_ batch: StoredEventBatch) { self.batch = batch }
 
         fileprivate func finish(_ hashes: StoredEventBatch.Hashes) {
-            result.withLock { $0 = hashes }
-            done.signal()
+            result.fulfil(hashes)
         }
 
-        /// Waits for the batch's hashes (`StoredEventBatch.chainHashes`); call it once.
+        /// Waits for the batch's hashes (`StoredEventBatch.chainHashes`).
         func hashes() -> StoredEventBatch.Hashes {
-            done.wait()
-            return result.withLock { result in
-                defer { result = StoredEventBatch.Hashes(hashes: [], linkedAndHashed: []) }
-                return result
-            }
+            result.wait()
         }
     }
 
