@@ -255,12 +255,12 @@ enum BenchCommand {
             ]
         }
         printColumns(["measure", "unit", "min", "median", "max", "ratio", ""], rows)
-        printCPU(figures.map { ($0.measure, $0.cpu) })
+        printCPU(figures.compactMap { figure in figure.cpu.map { (figure.measure, $0) } })
     }
 
     /// The lines a table ends with: where the CPU went in each measurement, in order.
-    static func printCPU(_ measurements: [(label: String, cpu: BenchCPU?)]) {
-        for case (let label, let cpu?) in measurements { printLine(cpu.line(label)) }
+    static func printCPU(_ measurements: [(label: String, cpu: BenchCPU)]) {
+        for (label, cpu) in measurements { printLine(cpu.line(label)) }
     }
 
     /// Rows under a header, each column as wide as its widest cell.

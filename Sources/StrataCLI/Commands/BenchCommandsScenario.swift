@@ -345,8 +345,7 @@ enum BenchCommandsScenario {
                     if signalled {
                         let used = BenchCPU.threadCPUSeconds() - started
                         clientSeconds.withLock { $0 += used }
-                    }
-                    if !signalled {
+                    } else {
                         ready.signal()
                         go.wait()
                     }

@@ -39,7 +39,7 @@ enum BenchProjectionsScenario {
 
         var figures: [BenchCommand.Figure] = []
         // Where the CPU went in each measurement, for the figures it gave and the table's end.
-        var cpu: [(label: String, cpu: BenchCPU?)] = []
+        var cpu: [(label: String, cpu: BenchCPU)] = []
         if scenario == lag {
             let paced = BenchCommandsScenario.Plan(
                 units: (0..<((rate * seconds + 2) / 3)).map { workload.loan($0) }, clients: BenchCommandsScenario.latencyClients)
@@ -138,7 +138,7 @@ enum BenchProjectionsScenario {
     }
 
     private static func figure(
-        _ measure: String, _ unit: String, _ samples: [Double], cpu: BenchCPU?
+        _ measure: String, _ unit: String, _ samples: [Double], cpu: BenchCPU
     ) -> BenchCommand.Figure {
         BenchCommand.Figure(
             scenario: "projections", measure: measure, unit: unit, samples: samples, ceiling: nil, sameSizeRaw: nil,
