@@ -125,7 +125,7 @@ struct BenchCPU: Sendable {
     }
 
     private static func cores(_ percent: Int64) -> String {
-        "\(percent / 100).\(percent % 100 < 10 ? "0" : "")\(percent % 100)"
+        String(format: "%.2f", Double(percent) / 100)
     }
 
     // MARK: - Reading the counts
