@@ -11,7 +11,7 @@ import StrataCore
 public final class SignedClient {
     public let socket: ZMQSocket
     private let keyId: String
-    private let secret: [UInt8]
+    private let signing: RequestSigningKey
     private let clock: any WallClock
 
     public init(
@@ -24,14 +24,13 @@ public final class SignedClient {
         if let curve { try socket.makeCurveClient(curve) }
         try socket.connect(endpoint)
         self.keyId = keyId
-        self.secret = secret
+        self.signing = RequestSigningKey(secret: secret)
         self.clock = clock
     }
 
     /// Signs `body` as it is, now, and sends it.
     public func send(_ body: [UInt8]) throws(ZMQError) {
-        let header = RequestSignature.header(
-            secret: secret, keyId: keyId, timestamp: clock.now().secondsSinceEpoch, body: body)
+        let header = signing.header(keyId: keyId, timestamp: clock.now().secondsSinceEpoch, body: body)
         try socket.send([[], header.json, body])
     }
 

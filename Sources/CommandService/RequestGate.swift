@@ -43,12 +43,14 @@ public struct RequestGate: Sendable {
 
     public static let defaultMaximumBodyBytes = 64 * 1024
 
-    private let keys: [String: KeyFile.Key]
+    /// Each key with its secret made ready to check signatures.
+    private let keys: [String: (key: KeyFile.Key, signing: RequestSigningKey)]
     private let scope: KeyFile.Scope
     private let maximumBodyBytes: Int
 
     public init(keys: KeyFile, scope: KeyFile.Scope, maximumBodyBytes: Int = RequestGate.defaultMaximumBodyBytes) {
-        self.keys = Dictionary(keys.keys.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        self.keys = Dictionary(
+            keys.keys.map { ($0.id, ($0, RequestSigningKey(secret: $0.secret))) }, uniquingKeysWith: { first, _ in first })
         self.scope = scope
         self.maximumBodyBytes = maximumBodyBytes
     }
@@ -86,7 +88,7 @@ public struct RequestGate: Sendable {
         case .success(let read): body = read
         }
         let id = body.requestId
-        guard let key = keys[header.keyId], RequestSignature.isValid(header, body: bodyBytes, secret: key.secret) else {
+        guard let (key, signing) = keys[header.keyId], signing.isValid(header, body: bodyBytes) else {
             return .failure(refuse(id, .unauthenticated, "BAD_SIGNATURE", "unknown key or wrong signature"))
         }
         guard RequestSignature.isFresh(header.timestamp, now: now) else {

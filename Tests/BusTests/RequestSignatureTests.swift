@@ -43,6 +43,29 @@ struct RequestSignatureTests {
         #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == Hex.encode(ours))
     }
 
+    /// One prepared key signs message after message as HMAC keyed afresh for each would: its
+    /// keyed state is copied, never advanced, and the pieces it feeds are the signed bytes.
+    @Test func aPreparedKeySignsEachMessageAsAFreshHMAC() {
+        let secret = (0..<32).map { UInt8(255 - $0) }
+        let key = RequestSigningKey(secret: secret)
+        let messages: [(keyId: String, timestamp: Int64, body: [UInt8])] = [
+            ("svc-mobile", 1_795_176_000, Array(#"{"id":"c-1"}"#.utf8)),
+            ("svc-mobile", 1_795_176_000, Array(#"{"id":"c-1"}"#.utf8)),
+            ("", 0, []),
+            ("k", -1, Array(repeating: 0x61, count: 1000)),
+            ("svc-mobile", 1_795_176_001, Array(#"{"id":"c-1"}"#.utf8)),
+        ]
+        for (keyId, timestamp, body) in messages {
+            let signed = Array("strata-v1\n\(timestamp)\n\(keyId)\n".utf8) + body
+            let fresh = RequestSignature.hmacSHA256(key: secret, message: signed)
+            #expect(key.signature(keyId: keyId, timestamp: timestamp, body: body) == fresh, "\(keyId) \(timestamp)")
+        }
+        let header = key.header(keyId: "svc", timestamp: 7, body: [1, 2, 3])
+        #expect(key.isValid(header, body: [1, 2, 3]))
+        #expect(!key.isValid(header, body: [1, 2]))
+        #expect(!RequestSigningKey(secret: Array(secret.reversed())).isValid(header, body: [1, 2, 3]))
+    }
+
     @Test func headersRoundTripAndVerify() throws {
         let secret = [UInt8](repeating: 9, count: 32)
         let body = Array(#"{"after":0,"limit":10}"#.utf8)

@@ -132,6 +132,8 @@ struct JSONParserRefusalTests {
         RefusedJSON(#"{"a":1,"\u0061":2}"#, .duplicateKey, at: 7, "same key, escaped"),
         RefusedJSON(#"{"x":{"k":1,"k":2}}"#, .duplicateKey, at: 12, "nested"),
         RefusedJSON(#"{"":1,"":2}"#, .duplicateKey, at: 6, "empty key"),
+        RefusedJSON(#"{"a":1,"b":{"c":2},"a":3}"#, .duplicateKey, at: 19, "after a nested object"),
+        RefusedJSON(#"[{"a":1},{"a":2},{"b":1,"b":1}]"#, .duplicateKey, at: 24, "in the third of three objects"),
     ]
 
     static let trailingCases: [RefusedJSON] = [
@@ -229,6 +231,30 @@ struct JSONParserAcceptanceTests {
     @Test func whitespaceIsAcceptedAroundEveryToken() throws {
         let value = try JSONParser.parse(" \t\r\n{ \"a\" :\t[ 1 ,\n2 ] ,\r\"b\":{ } , \"c\" : \"\" } \n\r\t ")
         #expect(value == ["a": [1, 2], "b": [:], "c": ""])
+    }
+
+    /// Members are gathered for all open objects at once (each object's dictionary is made when
+    /// it closes): every object gets exactly its own, whatever lies between them.
+    @Test func nestedObjectsKeepTheirOwnMembers() throws {
+        let value = try JSONParser.parse(
+            #"{"a":{"b":{"c":1,"d":[{"e":2},{"e":3,"f":{}}]},"g":4},"h":{"a":5},"i":[{"a":{"a":6}}],"j":7}"#)
+        #expect(
+            value == [
+                "a": ["b": ["c": 1, "d": [["e": 2], ["e": 3, "f": [:]]]], "g": 4], "h": ["a": 5], "i": [["a": ["a": 6]]],
+                "j": 7,
+            ])
+        // The same key in sibling and nested objects is no duplicate.
+        #expect(try JSONParser.parse(#"{"k":{"k":{"k":1}},"l":{"k":2}}"#) == ["k": ["k": ["k": 1]], "l": ["k": 2]])
+        // After a refusal the next parse starts clean.
+        expectRefused(Array(#"{"a":{"b":1,"b":2}}"#.utf8), .duplicateKey, at: 12)
+        #expect(try JSONParser.parse(#"{"a":{"b":1}}"#) == ["a": ["b": 1]])
+    }
+
+    /// A repeated key is found when its object closes, so a syntax error later inside the same
+    /// object is the one reported; either way the document is refused.
+    @Test func aDuplicateIsFoundWhenItsObjectCloses() {
+        expectRefused(Array(#"{"a":1,"a":2,]"#.utf8), .unexpectedCharacter, at: 13)
+        expectRefused(Array(#"{"a":1,"a":2}]"#.utf8), .duplicateKey, at: 7)
     }
 
     @Test func allValueKinds() throws {
