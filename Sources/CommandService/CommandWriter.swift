@@ -13,8 +13,8 @@ public final class CommandWriter {
     /// A command that passed the gate, waiting to be decided.
     ///
     /// A class: it passes from the commands thread through the arrival queue to the writer,
-    /// into the batch and out to the replies, and a copy of a struct this size retained every
-    /// string, array and payload value in it each time.
+    /// into the batch, its decision and its reply, and each copy of it as a struct retained
+    /// every string, array and payload value in it (four copies a command).
     public final class Pending: Sendable {
         public let routingId: [UInt8]
         public let keyId: String
@@ -107,9 +107,9 @@ public final class CommandWriter {
         var encoding = EventEncoding(thread: encoder)
         do throws(StoreError) {
             try store.readingTogether { () throws(StoreError) in
-                for (index, pending) in batch.enumerated() {
+                for pending in batch {
                     let first = seen.insert(pending.body.id).inserted
-                    decided.append(try decide(pending, at: index, now: now, firstInBatch: first, encoding: &encoding))
+                    decided.append(try decide(pending, now: now, firstInBatch: first, encoding: &encoding))
                 }
             }
             let encoded = try encoding.finish()
@@ -119,9 +119,9 @@ public final class CommandWriter {
                 switch decision {
                 case .written(let write):
                     writes.append(write)
-                case .appending(let index, let actor, let type, let events, let expectations):
+                case .appending(let pending, let actor, let type, let events, let expectations):
                     let append = CommandWrite.Decision.append(Array(encoded[events]), expectations: expectations)
-                    writes.append(try Self.write(batch[index], actor: actor, type: type, decision: append))
+                    writes.append(try Self.write(pending, actor: actor, type: type, decision: append))
                 }
             }
             let commitStarted = ContinuousClock.now
@@ -137,23 +137,22 @@ public final class CommandWriter {
             let commitDuration = commitStarted.duration(to: .now)
             var replies: [(routingId: [UInt8], reply: CommandReply)] = []
             var partial = false
-            replies.reserveCapacity(results.count)
             for (index, result) in results.enumerated() {
-                let reply: CommandReply
+                let pending = batch[index]
                 switch result {
                 case .recorded(.accepted(let appended)):
-                    reply = .accepted(id: batch[index].body.id, duplicate: false, events: appended)
+                    replies.append((pending.routingId, .accepted(id: pending.body.id, duplicate: false, events: appended)))
                 case .recorded(.refused(let error)):
                     // The store refused what was decided (a version conflict): the cache
                     // holds events that were never written.
                     if case .append = writes[index].decision { partial = true }
-                    reply = .refused(id: batch[index].body.id, duplicate: false, error: error)
+                    replies.append((pending.routingId, .refused(id: pending.body.id, duplicate: false, error: error)))
                 case .duplicate(let entry):
-                    reply = Self.reply(to: entry, id: batch[index].body.id)
+                    replies.append((pending.routingId, Self.reply(to: entry, id: pending.body.id)))
                 case .idReused:
-                    reply = .refused(id: batch[index].body.id, duplicate: false, error: result.outcome.refusal!)
+                    replies.append(
+                        (pending.routingId, .refused(id: pending.body.id, duplicate: false, error: result.outcome.refusal!)))
                 }
-                replies.append((batch[index].routingId, reply))
             }
             if partial { try cache.reset() }
             return Committed(
@@ -170,12 +169,11 @@ public final class CommandWriter {
     }
 
     /// A command decided: its store write, or, when it appends, what the write needs once its
-    /// events (`events` of the batch's encoding) are encoded, besides the command itself
-    /// (`index` in the batch).
+    /// events (`events` of the batch's encoding) are encoded.
     private enum Decided {
         case written(CommandWrite)
         case appending(
-            index: Int, actor: String, type: String, events: Range<Int>, expectations: [StreamName: ExpectedVersion])
+            Pending, actor: String, type: String, events: Range<Int>, expectations: [StreamName: ExpectedVersion])
     }
 
     private static func write(
@@ -189,35 +187,37 @@ public final class CommandWriter {
     /// One command's decision; accepted events are applied to the cache and handed to
     /// `encoding`.
     private func decide(
-        _ pending: Pending, at index: Int, now: Timestamp, firstInBatch: Bool, encoding: inout EventEncoding
+        _ pending: Pending, now: Timestamp, firstInBatch: Bool, encoding: inout EventEncoding
     ) throws(StoreError) -> Decided {
+        let body = pending.body
         // The journal names the type and actor as sent when they can be names at all; a
         // body with an unknown type or an impossible actor is refused, and journaled too.
-        let type = Command.isKnownType(pending.body.type) ? pending.body.type : "UnknownCommand"
-        let actor = Identifier.isValid(pending.body.actor) ? pending.body.actor : "invalid-actor"
+        let type = Command.isKnownType(body.type) ? body.type : "UnknownCommand"
+        let actor = Identifier.isValid(body.actor) ? body.actor : "invalid-actor"
+        func write(_ decision: CommandWrite.Decision, type: String) throws(StoreError) -> Decided {
+            .written(try Self.write(pending, actor: actor, type: type, decision: decision))
+        }
         // A retry (or the same id twice in one batch) is answered from the journal by the
         // store; deciding it again could only disturb the cache.
         var isRetry = !firstInBatch
-        if !isRetry { isRetry = try store.journalEntry(commandId: pending.body.id) != nil }
+        if !isRetry { isRetry = try store.journalEntry(commandId: body.id) != nil }
         if isRetry {
-            let refusal = StrataError(.internal, "not decided: a retry")
-            return .written(try Self.write(pending, actor: actor, type: type, decision: .refuse(refusal)))
+            return try write(.refuse(StrataError(.internal, "not decided: a retry")), type: type)
         }
         let context = DecisionContext(now: now, configuration: configuration, permittedRoles: pending.keyRoles)
         let valid: ValidCommand
         switch pending.parsed {
-        case .failure(let error):
-            return .written(try Self.write(pending, actor: actor, type: type, decision: .refuse(error)))
+        case .failure(let error): return try write(.refuse(error), type: type)
         case .success(let command): valid = command
         }
-        let reads = valid.command.reads(actor: pending.body.actor, configuration: configuration)
+        let reads = valid.command.reads(actor: body.actor, configuration: configuration)
         try cache.load(reads)
         let decision = Decider.decide(
-            valid, actor: pending.body.actor, expectedVersion: pending.body.expectedVersion, reads: reads, state: cache.state,
+            valid, actor: body.actor, expectedVersion: body.expectedVersion, reads: reads, state: cache.state,
             context: context)
         switch decision {
         case .refused(let error):
-            return .written(try Self.write(pending, actor: actor, type: type, decision: .refuse(error)))
+            return try write(.refuse(error), type: type)
         case .accepted(let accepted):
             let first = encoding.count
             for event in accepted.events {
@@ -229,7 +229,7 @@ public final class CommandWriter {
             for (stream, version) in accepted.expectedVersions { expectations[stream.name] = .exactly(version) }
             cache.apply(accepted.events)
             return .appending(
-                index: index, actor: actor, type: type, events: first..<encoding.count, expectations: expectations)
+                pending, actor: actor, type: type, events: first..<encoding.count, expectations: expectations)
         }
     }
 
@@ -249,6 +249,7 @@ public final class CommandWriter {
     private func destroyErasedKeys(in events: [RecordedEvent]) -> String? {
         guard let sealer else { return nil }
         var failure: String?
+        // By index: looking at each event's type does not copy the event.
         for index in events.indices where events[index].type == PersonalDataErased.eventType {
             guard case .personalDataErased(let erased)? = try? events[index].decoded() else { continue }
             let subject = DataSubject(erased.kind, erased.subjectId)
