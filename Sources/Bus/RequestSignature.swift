@@ -29,12 +29,27 @@ public struct RequestHeader: Sendable, Equatable {
 
     /// Reads a header frame; nil unless it is exactly such an object (strict JSON, `v` 1,
     /// a key id, an integer `ts`, and 64 lowercase or uppercase hex characters in `sig`).
+    ///
+    /// Read as a list of four members rather than a dictionary: every request has one.
     public init?(json bytes: [UInt8]) {
-        guard case .object(let members)? = try? JSONParser.parse(bytes), members.count == 4,
-            members["v"]?.integerValue == RequestHeader.version,
-            let keyId = members["key"]?.stringValue, !keyId.isEmpty,
-            let timestamp = members["ts"]?.integerValue,
-            let sig = members["sig"]?.stringValue, sig.utf8.count == 64, let signature = Hex.decode(sig)
+        guard let members = JSONParser.members(of: bytes, limit: 4), members.count == 4 else { return nil }
+        // Four distinct names (the parser refuses a repeated one), each of them known: all
+        // four are there.
+        var version: Int64?
+        var keyId: String?
+        var timestamp: Int64?
+        var sig: String?
+        for (name, value) in members {
+            switch name {
+            case "v": version = value.integerValue
+            case "key": keyId = value.stringValue
+            case "ts": timestamp = value.integerValue
+            case "sig": sig = value.stringValue
+            default: return nil
+            }
+        }
+        guard version == RequestHeader.version, let keyId, !keyId.isEmpty, let timestamp, let sig,
+            sig.utf8.count == 64, let signature = Hex.decode(sig)
         else { return nil }
         self.init(keyId: keyId, timestamp: timestamp, signature: signature)
     }

@@ -44,6 +44,26 @@ public struct JSONParser {
         try parse(Array(text.utf8), maximumDepth: maximumDepth)
     }
 
+    /// The members of a document that is an object of at most `limit` members, in the order
+    /// written, without making its dictionary; nil for anything else, including what `parse`
+    /// refuses (a repeated key among them). For a small fixed shape read on every request (a
+    /// request's header), where comparing a handful of names costs less than hashing each
+    /// into a table and looking each up again.
+    public static func members(of bytes: [UInt8], limit: Int) -> [(key: String, value: JSONValue)]? {
+        var parser = JSONParser(bytes: bytes, maximumDepth: defaultMaximumDepth)
+        parser.skipWhitespace()
+        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{"),
+            (try? parser.readMembers(depth: 1)) != nil
+        else { return nil }
+        parser.skipWhitespace()
+        let members = parser.members
+        guard parser.index == bytes.count, members.count <= limit else { return nil }
+        for later in members.indices {
+            for earlier in 0..<later where members[earlier].key == members[later].key { return nil }
+        }
+        return members.map { ($0.key, $0.value) }
+    }
+
     private let bytes: [UInt8]
     private let maximumDepth: Int
     private var index = 0
@@ -96,15 +116,22 @@ public struct JSONParser {
     }
 
     private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
+        let first = members.count
+        defer { members.removeSubrange(first...) }
+        try readMembers(depth: depth)
+        return .object(try object(from: first))
+    }
+
+    /// Reads the object at `index` (its opening brace) through its closing brace, appending
+    /// its members to `members`.
+    private mutating func readMembers(depth: Int) throws(JSONParseError) {
         guard depth <= maximumDepth else { throw error(.tooDeep) }
         index += 1  // {
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object([:])
+            return
         }
-        let first = members.count
-        defer { members.removeSubrange(first...) }
         while true {
             skipWhitespace()
             guard index < bytes.count else { throw error(.unexpectedEnd) }
@@ -121,7 +148,7 @@ public struct JSONParser {
             guard index < bytes.count else { throw error(.unexpectedEnd) }
             switch bytes[index] {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(try object(from: first))
+            case UInt8(ascii: "}"): index += 1; return
             default: throw error(.unexpectedCharacter)
             }
         }

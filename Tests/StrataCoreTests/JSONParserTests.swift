@@ -257,6 +257,26 @@ struct JSONParserAcceptanceTests {
         expectRefused(Array(#"{"a":1,"a":2}]"#.utf8), .duplicateKey, at: 7)
     }
 
+    /// `members(of:limit:)` lists a small object's members as written, and answers nil for
+    /// everything else, what `parse` refuses included.
+    @Test func membersOfASmallObject() throws {
+        let bytes = Array(#" {"v":1, "key":"k\u0041","o":{"a":[1]}} "#.utf8)
+        let members = try #require(JSONParser.members(of: bytes, limit: 3))
+        #expect(members.map(\.key) == ["v", "key", "o"])
+        #expect(members.map(\.value) == [1, "kA", ["a": [1]]])
+        #expect(JSONParser.members(of: Array("{}".utf8), limit: 0)?.isEmpty == true)
+        #expect(JSONParser.members(of: bytes, limit: 2) == nil, "more members than the limit")
+        let refused = [
+            #"{"a":1,"a":2}"#, #"{"a":1,"\u0061":2}"#, #"{"a":1,"b":2,"a":3}"#, #"{"a":{"b":1,"b":2}}"#, "[1]", "1",
+            #""a""#, "null", "", "{", #"{"a":1}x"#, #"{"a":1,}"#, #"{"a":1.5}"#,
+        ]
+        for text in refused {
+            #expect(JSONParser.members(of: Array(text.utf8), limit: 8) == nil, "\(text)")
+        }
+        // The same key in a nested object is no repetition.
+        #expect(JSONParser.members(of: Array(#"{"a":{"a":1}}"#.utf8), limit: 8)?.count == 1)
+    }
+
     @Test func allValueKinds() throws {
         let value = try JSONParser.parse(#"{"n":null,"t":true,"f":false,"i":-12,"s":"x","a":[],"o":{}}"#)
         #expect(value == ["n": nil, "t": true, "f": false, "i": -12, "s": "x", "a": [], "o": [:]])
