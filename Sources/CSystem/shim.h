@@ -1,9 +1,26 @@
-// What Swift's Glibc module leaves out: mallopt and its parameters, and naming a thread.
+// What Swift's Glibc module leaves out: mallopt and its parameters, naming a thread and
+// setting a thread's own priority.
+#include <errno.h>
 #include <malloc.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 // prctl is variadic, which Swift cannot call; PR_SET_NAME names the calling thread.
 // The kernel keeps the first 15 bytes.
 static inline int strata_name_this_thread(const char *name) {
     return prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
+}
+
+// Linux keeps a nice value per thread: PRIO_PROCESS with a thread id reads and sets that
+// thread's alone (POSIX would say the whole process). `by` is added to the thread's nice
+// value (at most 19): lowering one's own priority needs no privilege, and a process started
+// with `nice` keeps its threads in the same order.
+static inline int strata_lower_this_thread_priority(int by) {
+    id_t thread = (id_t)syscall(SYS_gettid);
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, thread);
+    if (nice == -1 && errno != 0) return -1;
+    return setpriority(PRIO_PROCESS, thread, nice + by > 19 ? 19 : nice + by);
 }

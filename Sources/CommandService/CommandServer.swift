@@ -161,7 +161,7 @@ public final class CommandServer: Sendable {
         if curve != nil {
             let allowList = curveAllowList(settings.keys)
             _ = try started(
-                control.spawn("strata-zap", ownsClientSockets: false) { ready in
+                control.spawn("strata-zap", priority: .yielding, ownsClientSockets: false) { ready in
                     let handler: ZAPHandler
                     do throws(ZMQError) {
                         handler = try ZAPHandler(context, allowList: allowList, logger: control.logger)
@@ -184,7 +184,7 @@ public final class CommandServer: Sendable {
 
         let commandsGate = RequestGate(keys: settings.keys, scope: .commands, maximumBodyBytes: settings.maximumBodyBytes)
         let commands = try started(
-            control.spawn("strata-commands") { ready in
+            control.spawn("strata-commands", priority: .yielding) { ready in
                 let ingress: CommandIngress
                 do throws(ZMQError) {
                     ingress = try CommandIngress(
@@ -201,7 +201,7 @@ public final class CommandServer: Sendable {
         // The writer's turns go to the publisher's thread, which owns the events endpoint.
         let publications = PublicationQueue(capacity: Self.publicationDepth)
         let events = try started(
-            control.spawn("strata-publisher") { ready in
+            control.spawn("strata-publisher", priority: .yielding) { ready in
                 let thread: PublisherThread
                 do throws(ZMQError) {
                     thread = try PublisherThread(
@@ -218,7 +218,7 @@ public final class CommandServer: Sendable {
             })
 
         _ = try started(
-            control.spawn("strata-writer", ownsClientSockets: false) { ready in
+            control.spawn("strata-writer", priority: .normal, ownsClientSockets: false) { ready in
                 let thread: WriterThread
                 do throws(ServerError) {
                     let store = writerStore.take()!
@@ -258,7 +258,7 @@ public final class CommandServer: Sendable {
         let historyGate = RequestGate(keys: settings.keys, scope: .history, maximumBodyBytes: settings.maximumBodyBytes)
         historyRunning.enter()
         let history = try started(
-            control.spawn("strata-history") { ready in
+            control.spawn("strata-history", priority: .yielding) { ready in
                 defer { historyRunning.leave() }
                 // In a scope of its own, so that its store is closed before the writer may go on.
                 do {

@@ -62,12 +62,13 @@ final class ServerControl: Sendable {
     /// (the endpoint it bound, or why it could not start), then runs until it is done.
     /// `ownsClientSockets` is false only for the ZAP handler's thread.
     func spawn(
-        _ name: String, ownsClientSockets: Bool = true, _ body: @escaping @Sendable (_ ready: StartupLatch) -> Void
+        _ name: String, priority: ThreadPriority, ownsClientSockets: Bool = true,
+        _ body: @escaping @Sendable (_ ready: StartupLatch) -> Void
     ) -> StartupLatch {
         let latch = StartupLatch()
         threads.enter()
         if ownsClientSockets { clientSocketThreads.enter() }
-        startThread(named: name) { [threads, clientSocketThreads] in
+        startThread(named: name, priority: priority) { [threads, clientSocketThreads] in
             body(latch)
             // A body that returns without reporting (it cannot, but) must not hang start.
             latch.report(.failure(ServerError(.environment, "\(name) ended before it started")))

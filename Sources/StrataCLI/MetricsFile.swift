@@ -50,7 +50,7 @@ final class MetricsFile: Sendable {
         } catch {
             throw CommandFailure.environment("--metrics-file: \(error)")
         }
-        startThread(named: "strata-metrics") { file.run() }
+        startThread(named: "strata-metrics", priority: .yielding) { file.run() }
         logger.info("writing metrics every \(MetricSet.number(intervalSeconds)) s file=\(Logger.field(path))")
         return file
     }

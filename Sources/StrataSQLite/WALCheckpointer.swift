@@ -52,7 +52,7 @@ final class WALCheckpointer: Sendable {
         self.path = path
         self.pages = pages
         self.inlinePages = inlinePages
-        startThread(named: Self.threadName(for: path)) { [self] in run() }
+        startThread(named: Self.threadName(for: path), priority: .yielding) { [self] in run() }
     }
 
     /// `ckpt-` and the file's name (`startThread` cuts it to the kernel's 15 bytes): the
