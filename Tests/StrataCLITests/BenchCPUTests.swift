@@ -17,8 +17,10 @@ struct BenchCPUTests {
         #expect(parsed?.ticks == 42)
         #expect(BenchCPU.parseStat(Array("4242 (cut".utf8)) == nil)
         #expect(BenchCPU.parseStat(Array("4242 (short) S 1 2".utf8)) == nil)
-        #expect(BenchCPU.parseSchedstat(Array("123456789 42 7\n".utf8)) == 123_456_789)
+        let schedstat = BenchCPU.parseSchedstat(Array("123456789 42 7\n".utf8))
+        #expect(schedstat?.running == 123_456_789 && schedstat?.waiting == 42)
         #expect(BenchCPU.parseSchedstat(Array("\n".utf8)) == nil)
+        #expect(BenchCPU.parseSchedstat(Array("123456789\n".utf8)) == nil)
     }
 
     /// A thread that works through the run is counted under its own name, to within a few
@@ -70,13 +72,21 @@ struct BenchCPUTests {
 
     @Test func percentOfACoreByThreadAndTheLineForPeople() {
         let start = ContinuousClock.now
+        typealias Use = BenchCPU.ThreadUse
         let before = BenchCPU.Sample(
             at: start, process: 10,
-            threads: [1: ("main", 1), 2: ("strata-writer", 0.5), 3: ("strata-chain", 0), 4: ("bench-client-0", 0)])
+            threads: [
+                1: Use(name: "main", seconds: 1), 2: Use(name: "strata-writer", seconds: 0.5, waiting: 0.1),
+                3: Use(name: "strata-chain", seconds: 0), 4: Use(name: "bench-client-0", seconds: 0, waiting: 1),
+            ])
         let after = BenchCPU.Sample(
             at: start + .seconds(2), process: 13.3,
-            threads: [1: ("main", 1), 2: ("strata-writer", 2), 3: ("strata-chain", 0.004), 4: ("bench-client-0", 9),
-                5: ("strata-encoder", 0.3), 6: ("ckpt-lag-0.db", 0.25), 7: ("ckpt-lag-1.db", 0.05),
+            threads: [
+                1: Use(name: "main", seconds: 1), 2: Use(name: "strata-writer", seconds: 2, waiting: 0.7),
+                3: Use(name: "strata-chain", seconds: 0.004, waiting: 0.005),
+                4: Use(name: "bench-client-0", seconds: 9, waiting: 5), 5: Use(name: "strata-encoder", seconds: 0.3),
+                6: Use(name: "ckpt-lag-0.db", seconds: 0.25, waiting: 0.1),
+                7: Use(name: "ckpt-lag-1.db", seconds: 0.05, waiting: 0.06),
             ])
         var use = BenchCPU(from: before, to: after, clientSeconds: 0.2)
         // The client thread counts by its own report, never by /proc; a thread that began
@@ -87,6 +97,11 @@ struct BenchCPUTests {
                 "main": 0, "strata-writer": 1.5, "strata-chain": 0.004, "strata-encoder": 0.3, "ckpt-lag-N.db": 0.3,
                 BenchCPU.clientsName: 0.2,
             ])
+        // Waiting counts the same way, but for threads alive at both samples only (not the
+        // clients), and only from 1% of the wall time.
+        #expect(use.waiting["strata-writer"] == 0.6 && use.waiting[BenchCPU.clientsName] == nil)
+        #expect(use.waitingPercentByThread.map(\.name) == ["strata-writer", "ckpt-lag-N.db"])
+        #expect(use.waitingPercentByThread.map(\.percent) == [30, 8])
         #expect(use.processPercent == 165)
         #expect(
             use.percentByThread.map(\.name) == [
@@ -97,7 +112,8 @@ struct BenchCPUTests {
         #expect(
             use.line("lending loop")
                 == "  CPU, lending loop: 1.65 of \(cores) cores — strata-writer 0.75, ckpt-lag-N.db 0.15, "
-                + "strata-encoder 0.15, bench clients 0.10, other threads 0.50")
+                + "strata-encoder 0.15, bench clients 0.10, other threads 0.50\n"
+                + "    waiting for a core: strata-writer 0.30, ckpt-lag-N.db 0.08")
         #expect(
             use.json
                 == [
@@ -106,11 +122,13 @@ struct BenchCPUTests {
                         "bench clients": 10, "ckpt-lag-N.db": 15, "other threads": 50, "strata-encoder": 15,
                         "strata-writer": 75,
                     ],
+                    "threadsWaitingPercent": ["ckpt-lag-N.db": 8, "strata-writer": 30],
                 ])
 
         // A second run adds its time and its wall clock: the account is over both.
         use.add(BenchCPU(from: before, to: after))
         #expect(use.wall == 4 && abs(use.process - 6.6) < 1e-9 && use.threads["strata-writer"] == 3)
+        #expect(abs((use.waiting["strata-writer"] ?? 0) - 1.2) < 1e-9)
         #expect(use.processPercent == 165)
         #expect(use.percentByThread.map(\.percent) == [75, 15, 15, 5, 55])
         #expect(BenchCPU.role(of: "ZMQbg/IO/0") == "ZMQbg/IO/N")
@@ -133,6 +151,27 @@ enum BenchCPUExpectations {
                 (cpu?["threadsPercent"]?[thread]?.integerValue ?? 0) > 0, "\(thread): \(String(describing: cpu))",
                 sourceLocation: sourceLocation)
         }
+        // Present even when nothing waited for a core (then empty).
+        #expect(
+            cpu?["threadsWaitingPercent"]?.objectValue != nil, "\(String(describing: cpu))",
+            sourceLocation: sourceLocation)
+    }
+
+    /// A table's lines without the lines of waiting for a core, which a run prints only when
+    /// some thread waited (each is checked: `waiting for a core: NAME 0.12, …`).
+    static func linesWithoutWaiting(
+        _ stdout: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> [Substring] {
+        let prefix = "    waiting for a core: "
+        let lines = stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        for line in lines where line.hasPrefix(prefix) {
+            let entries = line.dropFirst(prefix.count).split(separator: ", ")
+            let wellFormed = !entries.isEmpty && entries.allSatisfy { entry in
+                entry.split(separator: " ").last.map { Double($0) != nil } ?? false
+            }
+            #expect(wellFormed, "\(line)", sourceLocation: sourceLocation)
+        }
+        return lines.filter { !$0.hasPrefix(prefix) }
     }
 
     /// The line a table ends with for `label`.

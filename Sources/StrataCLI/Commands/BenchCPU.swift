@@ -13,18 +13,29 @@ import StrataCore
 /// the samples; each thread's from `/proc/self/task/TID` (`threadCPUSeconds(of:)`). A
 /// benchmark's clients end before the second sample, so they report their own time
 /// (`threadCPUSeconds()`).
+///
+/// The kernel also counts how long each thread was ready to run but waited for a core: a
+/// thread that bounds the figure yet is on a core well under all the time is either waiting
+/// for work or, when that count is large, for the cores the other threads hold.
 struct BenchCPU: Sendable {
     /// Each thread's CPU seconds, from `/proc/self/task`, with the process's total.
     struct Sample: Sendable {
         let at: ContinuousClock.Instant
         let process: Double
         /// Keyed by thread id, since several threads may share a name.
-        let threads: [Int32: (name: String, seconds: Double)]
+        let threads: [Int32: ThreadUse]
 
         static func now() -> Sample {
             let at = ContinuousClock.now
             return Sample(at: at, process: processCPUSeconds(), threads: threadCPUSeconds(of: "/proc/self/task"))
         }
+    }
+
+    /// One thread's counts: seconds on a core, and seconds ready to run but waiting for one.
+    struct ThreadUse: Sendable, Equatable {
+        var name: String
+        var seconds: Double
+        var waiting: Double = 0
     }
 
     /// Wall seconds covered, summed over the runs added together.
@@ -34,6 +45,9 @@ struct BenchCPU: Sendable {
     /// CPU seconds by thread role (`role(of:)`), for threads alive at the run's end, and for
     /// the benchmark's clients (`clientsName`).
     private(set) var threads: [String: Double] = [:]
+    /// Seconds ready to run but waiting for a core, by thread role, for threads alive at the
+    /// run's end (the clients report none).
+    private(set) var waiting: [String: Double] = [:]
 
     static let clientsName = "bench clients"
     /// How the benchmark's client threads are named (`bench-client-N`).
@@ -52,8 +66,10 @@ struct BenchCPU: Sendable {
         process = max(0, end.process - start.process)
         for (tid, thread) in end.threads where !thread.name.hasPrefix(Self.clientPrefix) {
             // A thread missing at the start began during the run: all its time is the run's.
-            let before = start.threads[tid].map { $0.name == thread.name ? $0.seconds : 0 } ?? 0
-            threads[Self.role(of: thread.name), default: 0] += max(0, thread.seconds - before)
+            let before = start.threads[tid].flatMap { $0.name == thread.name ? $0 : nil }
+            let role = Self.role(of: thread.name)
+            threads[role, default: 0] += max(0, thread.seconds - (before?.seconds ?? 0))
+            waiting[role, default: 0] += max(0, thread.waiting - (before?.waiting ?? 0))
         }
         if clientSeconds > 0 { threads[Self.clientsName, default: 0] += clientSeconds }
     }
@@ -83,6 +99,7 @@ struct BenchCPU: Sendable {
         wall += other.wall
         process += other.process
         for (name, seconds) in other.threads { threads[name, default: 0] += seconds }
+        for (name, seconds) in other.waiting { waiting[name, default: 0] += seconds }
     }
 
     /// Percent of one core, thread by thread, largest first; threads under 1% and the time
@@ -103,25 +120,42 @@ struct BenchCPU: Sendable {
         return named
     }
 
+    /// Percent of the wall time each thread waited for a core, largest first, 1% or more.
+    var waitingPercentByThread: [(name: String, percent: Int64)] {
+        guard wall > 0 else { return [] }
+        return
+            waiting
+            .map { (name: $0.key, percent: Int64(($0.value / wall * 100).rounded())) }
+            .filter { $0.percent >= 1 }
+            .sorted { $0.percent != $1.percent ? $0.percent > $1.percent : $0.name < $1.name }
+    }
+
     /// The whole process, in percent of one core.
     var processPercent: Int64 { wall > 0 ? Int64((process / wall * 100).rounded()) : 0 }
 
-    /// `{"cores":N,"processPercent":P,"threadsPercent":{name:P,…}}`, percent of one core.
+    /// `{"cores":N,"processPercent":P,"threadsPercent":{name:P,…},"threadsWaitingPercent":{…}}`,
+    /// percent of one core (of the wall time, for the waiting).
     var json: JSONValue {
         var byThread: [String: JSONValue] = [:]
         for (name, percent) in percentByThread { byThread[name] = .integer(percent) }
+        var waitingByThread: [String: JSONValue] = [:]
+        for (name, percent) in waitingPercentByThread { waitingByThread[name] = .integer(percent) }
         return [
             "cores": .integer(Int64(ProcessInfo.processInfo.activeProcessorCount)),
             "processPercent": .integer(processPercent), "threadsPercent": .object(byThread),
+            "threadsWaitingPercent": .object(waitingByThread),
         ]
     }
 
-    /// One line for people: `CPU, LABEL: 1.52 of 2 cores — strata-writer 0.95, …`.
+    /// Lines for people: `CPU, LABEL: 1.52 of 2 cores — strata-writer 0.95, …`, then, when any
+    /// thread waited for a core, `waiting for a core: strata-writer 0.20, …`.
     func line(_ label: String) -> String {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let threads = percentByThread.map { "\($0.name) \(Self.cores($0.percent))" }
+        let waits = waitingPercentByThread.map { "\($0.name) \(Self.cores($0.percent))" }
         return "  CPU, \(label): \(Self.cores(processPercent)) of \(cores) cores"
             + (threads.isEmpty ? "" : " — " + threads.joined(separator: ", "))
+            + (waits.isEmpty ? "" : "\n    waiting for a core: " + waits.joined(separator: ", "))
     }
 
     private static func cores(_ percent: Int64) -> String {
@@ -145,33 +179,44 @@ struct BenchCPU: Sendable {
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
-    /// Each thread under `directory` (`/proc/self/task`) by id: its name and CPU seconds.
-    /// The time is `schedstat`'s first field, nanoseconds on the CPU; where the kernel keeps
-    /// no `schedstat`, `stat`'s user and system ticks. The main thread, whose name is the
-    /// program's, is called `mainName`. A thread that ends while it is read is left out.
-    static func threadCPUSeconds(of directory: String) -> [Int32: (name: String, seconds: Double)] {
+    /// Each thread under `directory` (`/proc/self/task`) by id: its name, CPU seconds and
+    /// seconds waiting for a CPU. The times are `schedstat`'s first two fields, nanoseconds on
+    /// a CPU and runnable on a run queue; where the kernel keeps no `schedstat`, `stat`'s user
+    /// and system ticks, and no waiting. The main thread, whose name is the program's, is
+    /// called `mainName`. A thread that ends while it is read is left out.
+    static func threadCPUSeconds(of directory: String) -> [Int32: ThreadUse] {
         let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
         let main = getpid()
-        var threads: [Int32: (name: String, seconds: Double)] = [:]
+        var threads: [Int32: ThreadUse] = [:]
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
             guard let tid = Int32(entry),
                 let stat = FileManager.default.contents(atPath: "\(directory)/\(entry)/stat"),
                 let parsed = parseStat(Array(stat))
             else { continue }
-            let seconds =
-                FileManager.default.contents(atPath: "\(directory)/\(entry)/schedstat")
-                .flatMap { parseSchedstat(Array($0)) }.map { Double($0) / 1e9 }
-                ?? Double(parsed.ticks) / ticksPerSecond
-            threads[tid] = (tid == main ? mainName : parsed.name, seconds)
+            let name = tid == main ? mainName : parsed.name
+            var thread = ThreadUse(name: name, seconds: Double(parsed.ticks) / ticksPerSecond)
+            if let schedstat = FileManager.default.contents(atPath: "\(directory)/\(entry)/schedstat")
+                .flatMap({ parseSchedstat(Array($0)) })
+            {
+                thread.seconds = Double(schedstat.running) / 1e9
+                thread.waiting = Double(schedstat.waiting) / 1e9
+            }
+            threads[tid] = thread
         }
         return threads
     }
 
     static let mainName = "main"
 
-    /// The nanoseconds on the CPU from a `schedstat` line: `RUN_NS WAIT_NS SLICES`.
-    static func parseSchedstat(_ line: [UInt8]) -> Int64? {
-        line.split(separator: UInt8(ascii: " ")).first.flatMap { Int64(String(decoding: $0, as: UTF8.self)) }
+    /// The nanoseconds on a CPU and waiting for one from a `schedstat` line:
+    /// `RUN_NS WAIT_NS SLICES`.
+    static func parseSchedstat(_ line: [UInt8]) -> (running: Int64, waiting: Int64)? {
+        let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true)
+        guard fields.count >= 2,
+            let running = Int64(String(decoding: fields[0], as: UTF8.self)),
+            let waiting = Int64(String(decoding: fields[1], as: UTF8.self))
+        else { return nil }
+        return (running, waiting)
     }
 
     /// The name and user + system ticks from a `stat` line: `TID (NAME) STATE …`, where NAME

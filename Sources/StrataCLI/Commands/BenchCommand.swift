@@ -37,9 +37,10 @@ enum BenchCommand {
             measured, over all runs: the process's share of the machine's cores, and each thread's share
             of one core, by the name the system knows it by (digits as N; `bench clients` is the
             benchmark's own clients, `other threads` the threads that ended during the run, such as a
-            store's chain thread in append, and those under 1%).
-            A figure short of its target with one thread near a whole core is bound by that thread;
-            with the process near every core, by the machine. JSON: a `cpu` member on each figure.
+            store's chain thread in append, and those under 1%), then how long each thread was ready to
+            run but waited for a core. A figure short of its target with one thread near a whole core,
+            on it or waiting for it, is bound by that thread; with the process near every core, by the
+            machine. JSON: a `cpu` member on each figure.
             """ + "\n\n" + BenchCommandsScenario.discussion + "\n\n" + BenchLatencyScenario.discussion + "\n\n"
             + BenchProjectionsScenario.discussion + "\n\n" + BenchHistoryScenario.discussion + "\n\n"
             + BenchMemoryScenario.discussion)
