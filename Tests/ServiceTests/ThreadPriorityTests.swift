@@ -6,35 +6,12 @@ import Testing
 /// keep the process's priority; those that feed or follow them run ten nice levels lower, so
 /// that on busy cores the scheduler gives the ordering threads the time (docs/performance.md).
 @Suite(.serialized) struct ThreadPriorityTests {
-    /// The nice value in a `stat` file of /proc: field 19, counted after the name in
-    /// parentheses (which may itself hold spaces), where field 3 starts.
-    static func nice(statPath: String) -> Int? {
-        guard let stat = try? String(contentsOfFile: statPath, encoding: .utf8),
-            let afterName = stat.range(of: ")", options: .backwards)?.upperBound
-        else { return nil }
-        let fields = stat[afterName...].split(separator: " ")
-        return fields.count > 16 ? Int(fields[16]) : nil
-    }
-
-    /// Each thread of process `pid` by the name the kernel holds, with its nice value.
-    static func threads(of pid: Int32) -> [String: Int] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        var threads: [String: Int] = [:]
-        for task in tasks {
-            guard let comm = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8),
-                let nice = nice(statPath: "/proc/\(pid)/task/\(task)/stat")
-            else { continue }
-            threads[comm.trimmingCharacters(in: .newlines)] = nice
-        }
-        return threads
-    }
-
     /// Waits up to ten seconds for every name in `names` among the threads of `pid`.
     static func threads(of pid: Int32, including names: [String]) -> [String: Int] {
-        var seen = threads(of: pid)
+        var seen = ThreadNice.threads(of: pid)
         for _ in 0..<1000 where !names.allSatisfy({ seen[$0] != nil }) {
             usleep(10_000)
-            seen = threads(of: pid)
+            seen = ThreadNice.threads(of: pid)
         }
         return seen
     }
@@ -47,7 +24,7 @@ import Testing
         try system.waitForCheckpoint("readmodels", try system.service.store().head())
 
         // Both processes start at the nice value of this one's main thread.
-        let base = try #require(Self.nice(statPath: "/proc/\(getpid())/stat"))
+        let base = try #require(ThreadNice.read(statPath: "/proc/\(getpid())/stat"))
         let lowered = min(base + 10, 19)
 
         let service = Self.threads(

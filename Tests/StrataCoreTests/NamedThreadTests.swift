@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 import StrataCore
+import StrataTesting
 
 @Suite("Named threads")
 struct NamedThreadTests {
@@ -36,21 +37,12 @@ struct NamedThreadTests {
         #expect(try systemName(of: "12345678901234é") == "12345678901234")
     }
 
-    /// A thread's nice value as the kernel reports it: field 19 of its `stat`, counted after
-    /// the name in parentheses (which may itself hold spaces or parentheses).
-    static func nice(statPath: String) throws -> Int {
-        let stat = try String(contentsOfFile: statPath, encoding: .utf8)
-        let afterName = try #require(stat.range(of: ")", options: .backwards)).upperBound
-        let fields = stat[afterName...].split(separator: " ")
-        return try #require(Int(fields[16]))  // fields[0] is field 3, the state
-    }
-
     /// The nice value of a thread started with `priority`, read on that thread.
     private func niceOfThread(started priority: ThreadPriority) throws -> Int {
         let seen = Mutex<Int?>(nil)
         let done = DispatchSemaphore(value: 0)
         startThread(named: "nice-probe", priority: priority) {
-            seen.withLock { $0 = try? Self.nice(statPath: "/proc/thread-self/stat") }
+            seen.withLock { $0 = ThreadNice.read(statPath: "/proc/thread-self/stat") }
             done.signal()
         }
         #expect(done.wait(timeout: .now() + 10) == .success)
@@ -60,7 +52,7 @@ struct NamedThreadTests {
     /// A yielding thread gives way to the others: nice 10 above the thread that started it
     /// (up to 19, the lowest priority); a normal thread keeps the starter's.
     @Test func aYieldingThreadRunsTenNiceLevelsBelowItsStarter() throws {
-        let starter = try Self.nice(statPath: "/proc/thread-self/stat")
+        let starter = try #require(ThreadNice.read(statPath: "/proc/thread-self/stat"))
         #expect(try niceOfThread(started: .normal) == starter)
         #expect(try niceOfThread(started: .yielding) == min(starter + 10, 19))
     }
