@@ -76,7 +76,7 @@ final class EventEncodingThread: Sendable {
 }
 
 /// One batch's events on their way through the thread, in the order they were added.
-struct EventEncoding {
+struct EventEncoding: Sendable {
     private let thread: EventEncodingThread
     private var gathering: [(stream: StreamName, event: any DomainEvent)] = []
     private var chunks: [EventEncodingThread.Chunk] = []
@@ -95,13 +95,13 @@ struct EventEncoding {
         if gathering.count == EventEncodingThread.chunkSize { handOver() }
     }
 
-    /// Every event added, encoded, in order: the first failure, if any, is thrown.
+    /// Every event added, encoded, in order: the first failure, if any, is thrown. The chunks
+    /// stay, with the events they were made from, until the encoding is let go.
     mutating func finish() throws(StoreError) -> [NewEvent] {
         handOver()
         var all: [NewEvent] = []
         all.reserveCapacity(count)
         for chunk in chunks { all += try chunk.encoded() }
-        chunks = []
         return all
     }
 
