@@ -1,16 +1,15 @@
 import Foundation
+import StrataCore
 
 /// Threads' nice values as the kernel reports them, for tests of thread priorities.
 public enum ThreadNice {
     /// The nice value in a `stat` file of /proc (`/proc/thread-self/stat`,
-    /// `/proc/PID/task/TID/stat`): field 19, counted after the name in parentheses (which may
-    /// itself hold spaces or parentheses), where field 3 starts.
+    /// `/proc/PID/task/TID/stat`): its field 19.
     public static func read(statPath: String) -> Int? {
-        guard let stat = try? String(contentsOfFile: statPath, encoding: .utf8),
-            let afterName = stat.range(of: ")", options: .backwards)?.upperBound
+        guard let stat = FileManager.default.contents(atPath: statPath).flatMap({ ProcStat(Array($0)) }),
+            let nice = stat.integer(19)
         else { return nil }
-        let fields = stat[afterName...].split(separator: " ")
-        return fields.count > 16 ? Int(fields[16]) : nil
+        return Int(nice)
     }
 
     /// Each thread of process `pid` by the name the kernel holds, with its nice value.

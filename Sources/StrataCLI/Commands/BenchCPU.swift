@@ -219,20 +219,10 @@ struct BenchCPU: Sendable {
         return (running, waiting)
     }
 
-    /// The name and user + system ticks from a `stat` line: `TID (NAME) STATE …`, where NAME
-    /// may hold spaces and parentheses, so the fields are counted from the last `)`; utime and
-    /// stime are the 14th and 15th fields of the line.
+    /// The name and user + system ticks (utime and stime, the 14th and 15th fields) from a
+    /// `stat` line.
     static func parseStat(_ line: [UInt8]) -> (name: String, ticks: Int64)? {
-        guard let open = line.firstIndex(of: UInt8(ascii: "(")),
-            let close = line.lastIndex(of: UInt8(ascii: ")")), open < close
-        else { return nil }
-        let name = String(decoding: line[(open + 1)..<close], as: UTF8.self)
-        // After ") ": state is field 3, so utime (14) and stime (15) are the 12th and 13th here.
-        let fields = line[(close + 1)...].split(separator: UInt8(ascii: " "))
-        guard fields.count >= 13,
-            let user = Int64(String(decoding: fields[11], as: UTF8.self)),
-            let system = Int64(String(decoding: fields[12], as: UTF8.self))
-        else { return nil }
-        return (name, user + system)
+        guard let stat = ProcStat(line), let user = stat.integer(14), let system = stat.integer(15) else { return nil }
+        return (stat.name, user + system)
     }
 }
