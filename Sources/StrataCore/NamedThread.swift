@@ -40,9 +40,9 @@ func threadName(_ name: String) -> String {
 /// How a thread competes for the cores when they are all busy.
 ///
 /// The threads that put work in order (the command writer, a projector applying its
-/// batches) and those they wait on (the chain's hashing, the events' encoding) run at the
-/// process's own priority. The threads that feed or follow them (taking requests in,
-/// replying, publishing, serving history, checkpointing a log) can run a little later
+/// batches) and those they wait on (the chain's hashing, the events' encoding, a log's
+/// checkpoint) run at the process's own priority. The threads that feed or follow them
+/// (taking requests in, replying, publishing, serving history) can run a little later
 /// without slowing anything down, as long as they run: at full load, time they take from
 /// a writer's core is time the writer waits while its work is already queued.
 public enum ThreadPriority: Sendable {

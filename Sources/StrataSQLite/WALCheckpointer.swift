@@ -52,7 +52,9 @@ final class WALCheckpointer: Sendable {
         self.path = path
         self.pages = pages
         self.inlinePages = inlinePages
-        startThread(named: Self.threadName(for: path), priority: .yielding) { [self] in run() }
+        // At the writer's priority: while a background checkpoint runs, the writer's inline one
+        // is refused, so a checkpoint starved of the cores lets the log grow without bound.
+        startThread(named: Self.threadName(for: path)) { [self] in run() }
     }
 
     /// `ckpt-` and the file's name (`startThread` cuts it to the kernel's 15 bytes): the

@@ -35,13 +35,15 @@ import Testing
         // The writer waits on these two: they run with it.
         #expect(service["strata-chain"] == base, "\(service)")
         #expect(service["strata-encoder"] == base, "\(service)")
-        for name in ["strata-commands", "strata-publishe", "strata-history", "ckpt-events.db"] {
+        // And on this one whenever the log outgrows it (its inline checkpoint waits it out).
+        #expect(service["ckpt-events.db"] == base, "\(service)")
+        for name in ["strata-commands", "strata-publishe", "strata-history"] {
             #expect(service[name] == lowered, "\(name): \(service)")
         }
 
         let readModels = Self.threads(
             of: projector.processIdentifier, including: ["projector-readm", "ckpt-readmodels"])
         #expect(readModels["projector-readm"] == base, "\(readModels)")
-        #expect(readModels["ckpt-readmodels"] == lowered, "\(readModels)")
+        #expect(readModels["ckpt-readmodels"] == base, "\(readModels)")
     }
 }
