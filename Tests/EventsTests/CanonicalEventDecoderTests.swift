@@ -74,10 +74,12 @@ func vary(_ leaf: JSONValue, _ random: inout SplitMix64) -> JSONValue {
     case .string:
         return .string(randomString(&random))
     case .object(let members):
-        // Now and then a member goes missing (an optional one, or a required one).
+        // Now and then a member goes missing (an optional one, or a required one). In key
+        // order: a dictionary's own order changes from one process to the next, and with it
+        // which member each draw of the seeded generator fell to.
         var varied: [String: JSONValue] = [:]
-        for (key, member) in members where Int.random(in: 0..<60, using: &random) > 0 {
-            varied[key] = vary(member, &random)
+        for key in members.keys.sorted() where Int.random(in: 0..<60, using: &random) > 0 {
+            varied[key] = vary(members[key]!, &random)
         }
         return .object(varied)
     case .array(let elements):
