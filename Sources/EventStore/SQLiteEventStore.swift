@@ -117,6 +117,7 @@ public final class SQLiteEventStore: EventStore {
         try checkIdentity(c, path: path, allowEmpty: true)
         let check = try checkStructure(c, path: path)
         do {
+            try c.usePageSizeForNewFile()
             guard try c.scalarText("PRAGMA journal_mode=WAL")?.lowercased() == "wal" else {
                 throw StoreError(.io, "cannot switch \(path) to WAL mode")
             }

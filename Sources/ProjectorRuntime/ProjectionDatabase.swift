@@ -350,6 +350,7 @@ public final class ProjectionDatabase {
     private static func open(_ path: String, durability: Durability) throws(ProjectorError) -> SQLiteConnection {
         do {
             let connection = try SQLiteConnection(path: path, mode: .readWrite)
+            try connection.usePageSizeForNewFile()
             // A scratch file keeps its rollback journal in memory while it is built (a crash
             // leaves a file the next build deletes anyway), so that pages are written once,
             // not to the WAL and again at its checkpoint; `finishBuilding` turns WAL on.

@@ -74,6 +74,20 @@ public final class SQLiteConnection {
         }
     }
 
+    /// The page size of new event stores and projection files: 8 KiB, where SQLite's default is 4 KiB.
+    /// An event's row is 0.3 to 2.5 KB, so a 4 KiB page held one to three of them and
+    /// every few inserts split one; with 8 KiB pages the command writer runs ≈ 2% fewer
+    /// instructions, a rebuild's writer as many fewer, and the WAL is written in half the
+    /// calls for the same bytes (docs/performance.md).
+    public static let pageSize = 8192
+
+    /// Makes a new, still empty file use `pageSize`. Call it before anything writes to the
+    /// file (a journal mode included): on a file that has pages already SQLite keeps the
+    /// size the file was made with, so older files go on as they are.
+    public func usePageSizeForNewFile() throws(SQLiteError) {
+        try execute("PRAGMA page_size=\(Self.pageSize)")
+    }
+
     /// A cached prepared statement for `sql`, reset and with bindings cleared.
     public func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         if let cached = cache[sql] {

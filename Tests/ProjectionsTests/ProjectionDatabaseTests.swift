@@ -47,6 +47,19 @@ private func registered(_ id: String, username: String? = nil) -> StrataEvent {
         connection.close()
     }
 
+    /// Live and scratch projection files are made with the store's page size.
+    @Test(arguments: [ProjectionDatabase.Durability.durable, .scratch])
+    func aNewFileIsMadeWithEightKibibytePages(durability: ProjectionDatabase.Durability) throws {
+        let directory = try ChildProcess.temporaryDirectory("page-size")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("readmodels.db").path
+        let database = try ProjectionDatabase(path: path, name: "test", projections: [UserCount()], durability: durability)
+        if durability == .scratch { try database.finishBuilding() }
+        let reader = try SQLiteConnection(path: path, mode: .readOnly)
+        #expect(try reader.scalarInteger("PRAGMA page_size") == Int64(SQLiteConnection.pageSize))
+        #expect(try reader.scalarText("PRAGMA journal_mode") == "wal")
+    }
+
     @Test func checkpointMovesWithTheRowsInOneTransaction() throws {
         let h = try ProjectionHarness([UserCount()])
         try h.given(registered("u1"), stream: "user-u1")

@@ -29,9 +29,9 @@ enum BenchCommand {
             append: events/s through the store API (group commits of 100 commands of one event, and
             one command of 100 events; ≈ 300-byte payloads; WAL, synchronous=FULL, chain hashing on),
             beside the raw SQLite ceiling measured in the same run (1000 rows per transaction, same
-            row size, same unique (stream, version) index, same durability settings), and raw SQLite at
-            the store's own commit size (100 rows per transaction), which separates the store's own
-            cost from the cost of committing (one fsync per transaction).
+            row size, same unique (stream, version) index, same durability settings and page size),
+            and raw SQLite at the store's own commit size (100 rows per transaction), which separates
+            the store's own cost from the cost of committing (one fsync per transaction).
 
             append, commands, latency, lag and rebuild also say where the CPU went while they were
             measured, over all runs: the process's share of the machine's cores, and each thread's share
@@ -213,6 +213,7 @@ enum BenchCommand {
     /// The physical ceiling: plain inserts of the same shape, no journal, no hashing.
     static func rawInsertRate(events: Int, rowsPerTransaction: Int, path: String) throws -> Double {
         let c = try SQLiteConnection(path: path, mode: .readWrite)
+        try c.usePageSizeForNewFile()  // as the store's own file
         _ = try c.scalarText("PRAGMA journal_mode=WAL")
         try c.execute("PRAGMA synchronous=FULL")
         try c.execute(
