@@ -36,7 +36,8 @@ import Testing
         do {
             let store = try SQLiteEventStore(path: path)
             for n in 1...50 {
-                _ = try store.append([command("c\(n)", [event("loan-L\(n % 7)", "LoanRequested", ["n": .integer(Int64(n))])])])
+                let requested = try event("loan-L\(n % 7)", "LoanRequested", ["n": .integer(Int64(n))])
+                _ = try store.append([command("c\(n)", [requested])])
             }
         }
         #expect(try Self.pageSize(of: path) == 4096)

@@ -53,7 +53,8 @@ private func registered(_ id: String, username: String? = nil) -> StrataEvent {
         let directory = try ChildProcess.temporaryDirectory("page-size")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("readmodels.db").path
-        let database = try ProjectionDatabase(path: path, name: "test", projections: [UserCount()], durability: durability)
+        let database = try ProjectionDatabase(
+            path: path, name: "test", projections: [UserCount()], durability: durability)
         if durability == .scratch { try database.finishBuilding() }
         let reader = try SQLiteConnection(path: path, mode: .readOnly)
         #expect(try reader.scalarInteger("PRAGMA page_size") == Int64(SQLiteConnection.pageSize))
