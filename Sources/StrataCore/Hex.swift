@@ -35,17 +35,27 @@ public enum Hex {
 
     /// nil unless `text` is an even number of hex digits.
     public static func decode(_ text: String) -> [UInt8]? {
-        let utf8 = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { decode(utf8: $0) }
+    }
+
+    /// nil unless `utf8` is an even number of hex digits, either case. Read where the bytes
+    /// are and written straight into the result: copying the text into an array first and
+    /// appending byte by byte cost 1.8 k instructions for a 32-byte signature.
+    public static func decode(utf8: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard utf8.count % 2 == 0 else { return nil }
-        var out = [UInt8]()
-        out.reserveCapacity(utf8.count / 2)
-        var i = 0
-        while i < utf8.count {
-            guard let hi = value(utf8[i]), let lo = value(utf8[i + 1]) else { return nil }
-            out.append(hi << 4 | lo)
-            i += 2
+        var valid = true
+        let out = [UInt8](unsafeUninitializedCapacity: utf8.count / 2) { out, count in
+            for i in 0..<utf8.count / 2 {
+                guard let hi = value(utf8[2 * i]), let lo = value(utf8[2 * i + 1]) else {
+                    valid = false
+                    break
+                }
+                out[i] = hi << 4 | lo
+                count = i + 1
+            }
         }
-        return out
+        return valid ? out : nil
     }
 
     private static func value(_ c: UInt8) -> UInt8? {

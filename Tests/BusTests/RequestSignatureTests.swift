@@ -99,6 +99,63 @@ struct RequestSignatureTests {
         #expect(RequestHeader(json: Array(text.utf8)) == nil)
     }
 
+    /// Headers as canonical JSON prints them are read by position; what that reads must be
+    /// what the parser reads.
+    @Test(arguments: [
+        ("svc-mobile", Int64(1_795_000_000)), ("k", 0), ("a b!#$%&'()*+,./:;<=>?@[]^_`{|}~", -42),
+        ("k", 999_999_999_999_999_999), ("k", -999_999_999_999_999_999),
+    ])
+    func canonicalHeadersAreReadByPositionAsTheParserReadsThem(keyId: String, timestamp: Int64) throws {
+        let secret = [UInt8](repeating: 3, count: 32)
+        let header = RequestSignature.header(secret: secret, keyId: keyId, timestamp: timestamp, body: [1, 2])
+        let fast = try #require(RequestHeader(canonical: header.json))
+        #expect(fast == header)
+        #expect(RequestHeader(parsing: header.json) == header)
+        #expect(RequestHeader(json: header.json) == header)
+        // Uppercase hex is a signature too, for both readers.
+        let upper = Array(String(decoding: header.json, as: UTF8.self).replacingOccurrences(
+            of: Hex.encode(header.signature), with: Hex.encode(header.signature).uppercased()).utf8)
+        #expect(RequestHeader(canonical: upper) == header)
+        #expect(RequestHeader(parsing: upper) == header)
+    }
+
+    /// Anything but the canonical form is left to the parser, which reads it or refuses it
+    /// as before.
+    @Test(arguments: [
+        #"{"v":1,"key":"k","ts":7,"sig":"\#(String(repeating: "ab", count: 32))"}"#,
+        #"{"key":"k","sig":"\#(String(repeating: "ab", count: 32))","ts":7,"v":1} "#,
+        #"{"key": "k","sig":"\#(String(repeating: "ab", count: 32))","ts":7,"v":1}"#,
+        #"{"key":"k\u0041","sig":"\#(String(repeating: "ab", count: 32))","ts":7,"v":1}"#,
+        #"{"key":"ké","sig":"\#(String(repeating: "ab", count: 32))","ts":7,"v":1}"#,
+        #"{"key":"k","sig":"\#(String(repeating: "ab", count: 32))","ts":1000000000000000000,"v":1}"#,
+    ])
+    func otherFormsAreLeftToTheParser(text: String) throws {
+        let bytes = Array(text.utf8)
+        #expect(RequestHeader(canonical: bytes) == nil)
+        let parsed = try #require(RequestHeader(parsing: bytes))
+        #expect(RequestHeader(json: bytes) == parsed)
+    }
+
+    /// Near misses of the canonical form: neither reader takes them.
+    @Test(arguments: [
+        #"{"key":"","sig":"\#(String(repeating: "ab", count: 32))","ts":7,"v":1}"#,
+        #"{"key":"k","sig":"\#(String(repeating: "ab", count: 31))","ts":7,"v":1}"#,
+        #"{"key":"k","sig":"\#(String(repeating: "ag", count: 32))","ts":7,"v":1}"#,
+        #"{"key":"k","sig":"\#(String(repeating: "ab", count: 32))","ts":07,"v":1}"#,
+        #"{"key":"k","sig":"\#(String(repeating: "ab", count: 32))","ts":-,"v":1}"#,
+        #"{"key":"k","sig":"\#(String(repeating: "ab", count: 32))","ts":,"v":1}"#,
+        #"{"key":"k","sig":"\#(String(repeating: "ab", count: 32))","ts":7,"v":2}"#,
+        #"{"key":"k","sig":"\#(String(repeating: "ab", count: 32))","ts":7,"v":1}x"#,
+        #"{"key":"k","sig":"\#(String(repeating: "ab", count: 32))","ts":7.5,"v":1}"#,
+        #"{"key":"k\","sig":"\#(String(repeating: "ab", count: 32))","ts":7,"v":1}"#,
+    ])
+    func nearMissesAreRefusedByBoth(text: String) {
+        let bytes = Array(text.utf8)
+        #expect(RequestHeader(canonical: bytes) == nil)
+        #expect(RequestHeader(parsing: bytes) == nil)
+        #expect(RequestHeader(json: bytes) == nil)
+    }
+
     @Test func freshnessWindowIsThreeHundredSecondsEitherWay() {
         let now: Int64 = 1_800_000_000
         #expect(RequestSignature.isFresh(now, now: now))

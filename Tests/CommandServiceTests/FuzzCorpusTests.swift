@@ -9,7 +9,7 @@ import Testing
     static let corpus = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fuzz/corpus")
 
-    @Test(arguments: ["json", "command", "history", "event"])
+    @Test(arguments: ["json", "command", "history", "event", "header"])
     func theCorpusReplaysWithoutAFailure(_ target: String) throws {
         let directory = Self.corpus.appendingPathComponent(target)
         let inputs = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { !$0.hasPrefix(".") }
@@ -22,6 +22,6 @@ import Testing
     @Test func anUnknownTargetIsAUsageError() throws {
         let run = try ChildProcess.run(ChildProcess.product("StrataFuzz"), ["xml", Self.corpus.path])
         #expect(run.exitCode == 2)
-        #expect(run.stderr.contains("usage: StrataFuzz json|command|history|event"))
+        #expect(run.stderr.contains("usage: StrataFuzz json|command|history|event|header"))
     }
 }

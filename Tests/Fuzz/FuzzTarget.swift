@@ -23,6 +23,10 @@ enum FuzzTarget: String, CaseIterable {
     /// the fast canonical reader accepts the general path reads as the same event, and the
     /// fast reader reads the canonical encoding of any event it read back as that event.
     case event
+    /// A request's header frame: what the canonical reader accepts the parser reads as the
+    /// same header, and the canonical print of a header the parser reads is read back the
+    /// same by the canonical reader whenever its key id and timestamp fit that form.
+    case header
 
     func run(_ input: [UInt8]) {
         switch self {
@@ -30,6 +34,7 @@ enum FuzzTarget: String, CaseIterable {
         case .command: fuzzCommand(input)
         case .history: fuzzHistory(input)
         case .event: fuzzEvent(input)
+        case .header: fuzzHeader(input)
         }
     }
 }
@@ -104,6 +109,19 @@ private func fuzzEvent(_ input: [UInt8]) {
     }
     for version in 0...3 {
         _ = try? EventRegistry.decode(type: type, schemaVersion: version, data: data)
+    }
+}
+
+private func fuzzHeader(_ input: [UInt8]) {
+    let parsed = RequestHeader(parsing: input)
+    if let canonical = RequestHeader(canonical: input) {
+        precondition(parsed == canonical, "the canonical reader and the parser disagree")
+    }
+    precondition(RequestHeader(json: input) == parsed, "a header reads differently through init(json:)")
+    guard let parsed else { return }
+    let plainKey = parsed.keyId.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }
+    if plainKey && parsed.timestamp.magnitude < 1_000_000_000_000_000_000 {
+        precondition(RequestHeader(canonical: parsed.json) == parsed, "the canonical reader refuses a canonical header")
     }
 }
 
