@@ -119,6 +119,20 @@ struct RequestSignatureTests {
         #expect(RequestHeader(parsing: upper) == header)
     }
 
+    /// The header a client writes member by member is what the canonical encoder prints for
+    /// the same object, escapes included.
+    @Test(arguments: ["svc-mobile", "k\"q", "a\\b", "tab\t", "ké", "line\u{2028}", "/slash"])
+    func aHeaderIsWrittenAsTheCanonicalEncoderPrintsIt(keyId: String) {
+        let header = RequestSignature.header(
+            secret: [UInt8](repeating: 5, count: 32), keyId: keyId, timestamp: -17, body: [9])
+        let general = CanonicalJSON.bytes(
+            .object([
+                "v": .integer(1), "key": .string(keyId), "ts": .integer(-17), "sig": .string(Hex.encode(header.signature)),
+            ]))
+        #expect(header.json == general)
+        #expect(RequestHeader(json: header.json) == header)
+    }
+
     /// Anything but the canonical form is left to the parser, which reads it or refuses it
     /// as before.
     @Test(arguments: [
