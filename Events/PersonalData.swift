@@ -75,7 +75,13 @@ public struct DataSubject: Sendable, Hashable, Comparable, CustomStringConvertib
         self.init(kind, String(id))
     }
 
-    public static func < (a: DataSubject, b: DataSubject) -> Bool { a.description < b.description }
+    /// The order of the descriptions, without making them: no kind's name begins another's,
+    /// so two descriptions first differ in the kind unless the kinds are equal, and the kinds'
+    /// names order the same in either case. The command writer sorts a batch's new keys by it,
+    /// and joining two strings for every comparison was most of that sort.
+    public static func < (a: DataSubject, b: DataSubject) -> Bool {
+        a.kind == b.kind ? a.id < b.id : a.kind.rawValue < b.kind.rawValue
+    }
 }
 
 /// Opens sealed personal data: the key store where it sits beside the service, a remote

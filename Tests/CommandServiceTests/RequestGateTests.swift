@@ -91,6 +91,20 @@ struct RequestGateTests {
             "BODY_NOT_JSON")
     }
 
+    /// Of several fields a body does not define, the refusal names the first by name.
+    @Test func theFirstUnknownBodyFieldByNameIsNamed() throws {
+        let parsed = CommandBody.parse(
+            Array(#"{"zeta":1,"id":"c","type":"X","mid":2,"actor":"a","payload":{},"alpha":3,"Id":4}"#.utf8))
+        guard case .failure(let problem) = parsed else {
+            Issue.record("a body with unknown fields was read: \(parsed)")
+            return
+        }
+        #expect(problem.error.reason == "UNKNOWN_BODY_FIELD")
+        #expect(problem.error.message.contains(#""Id""#), "\(problem.error.message)")
+        for field in CommandBody.fields { #expect(CommandBody.isField(field), "\(field)") }
+        for other in ["ID", "Id", "payloads", "", "i", "expectedversion"] { #expect(!CommandBody.isField(other)) }
+    }
+
     @Test func authenticationThenScope() {
         expectRefused(admit([routing, [], header(key: "nobody"), body]), .unauthenticated, "BAD_SIGNATURE", id: "c-1")
         expectRefused(

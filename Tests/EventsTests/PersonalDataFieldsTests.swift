@@ -90,4 +90,15 @@ struct PersonalDataFieldsTests {
         #expect(DataSubject("account:A1") == DataSubject(.account, "A1"))
         #expect(DataSubject("account:A1:x") == nil)
     }
+
+    /// Subjects order as their descriptions do, though they are compared without making them.
+    @Test func subjectsOrderAsTheirDescriptions() {
+        let ids = ["A", "A1", "A-1", "a", "Z9", "_x", "0", "party", "user_1"]
+        let subjects = SubjectKind.allCases.flatMap { kind in ids.map { DataSubject(kind, $0) } }
+        for a in subjects {
+            for b in subjects {
+                #expect((a < b) == (a.description < b.description), "\(a) < \(b)")
+            }
+        }
+    }
 }
