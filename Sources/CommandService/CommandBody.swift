@@ -6,16 +6,11 @@ import StrataCore
 /// Reading it checks only the body's own fields; everything about the payload's content
 /// is the domain's to judge (INVALID).
 public struct CommandBody: RequestGate.Body, Equatable {
-    public static let fields: Set<String> = ["id", "type", "actor", "payload", "expectedVersion", "correlationId"]
+    /// The body's fields. A list, not a set: every body's names are checked against it, and
+    /// comparing a short name with six costs less than hashing it.
+    public static let fields = ["id", "type", "actor", "payload", "expectedVersion", "correlationId"]
 
-    /// Whether `key` is one of `fields`: comparing a short name with six literals costs less
-    /// than hashing it, and every body's names are checked.
-    package static func isField(_ key: String) -> Bool {
-        switch key {
-        case "id", "type", "actor", "payload", "expectedVersion", "correlationId": true
-        default: false
-        }
-    }
+    package static func isField(_ key: String) -> Bool { fields.contains(key) }
 
     public var id: String
     public var type: String
