@@ -99,7 +99,8 @@ public final class CommandWriter {
 
     /// Decides and commits `batch`. When the commit fails, nothing is acknowledged: every
     /// command is answered INTERNAL (not journaled, so a retry is decided afresh) and the
-    /// cache is rebuilt, so no uncommitted decision lingers.
+    /// cache is rebuilt, so no uncommitted decision lingers; if the store cannot be read for
+    /// that, the next batch rebuilds it first, and is answered INTERNAL while it cannot.
     public func process(_ batch: [Pending]) -> Committed {
         cache.trimIfNeeded()
         let now = clock.now()
@@ -108,6 +109,7 @@ public final class CommandWriter {
         var seen: Set<String> = []
         var encoding = EventEncoding(thread: encoder)
         do throws(StoreError) {
+            try cache.refreshIfStale()
             try store.readingTogether { () throws(StoreError) in
                 for pending in batch {
                     let first = seen.insert(pending.body.id).inserted
@@ -156,7 +158,8 @@ public final class CommandWriter {
                         (pending.routingId, .refused(id: pending.body.id, duplicate: false, error: result.outcome.refusal!)))
                 }
             }
-            if partial { try cache.reset() }
+            // The batch is committed whatever the rebuild comes to: its replies stand.
+            if partial { cache.discardUncommitted() }
             var committed = Committed(
                 replies: replies, events: events, commitDuration: commitDuration,
                 erasureFailure: destroyErasedKeys(in: events))
@@ -164,7 +167,7 @@ public final class CommandWriter {
             return committed
         } catch {
             sealer?.discardNewKeys()
-            try? cache.reset()
+            cache.discardUncommitted()
             let failure = StrataError(.internal, reason: "STORE_FAILURE", "the command was not recorded: \(error)")
             return Committed(
                 replies: batch.map { ($0.routingId, .refused(id: $0.body.id, duplicate: false, error: failure)) },

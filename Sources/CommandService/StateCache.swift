@@ -21,6 +21,10 @@ struct StateCache {
     private let emailKey: EmailKey
     private(set) var state = DomainState()
     private var loaded: Set<StreamRef> = []
+    /// A rebuild failed: the state may hold decisions that were never committed (a user's
+    /// name in the directory, a loan's approval), so nothing may be decided on it until a
+    /// rebuild succeeds.
+    private var isStale = false
 
     init(store: any EventStore, capacity: Int, sealer: PersonalDataSealer? = nil) throws(StoreError) {
         self.store = store
@@ -67,6 +71,21 @@ struct StateCache {
         }
     }
 
+    /// After a commit that failed, or wrote less than was decided: rebuilds the cache, or,
+    /// when the store cannot be read just then, marks it stale for `refreshIfStale`.
+    mutating func discardUncommitted() {
+        do throws(StoreError) {
+            try reset()
+        } catch {
+            isStale = true
+        }
+    }
+
+    /// Rebuilds a stale cache before anything is decided on it; throws while it cannot.
+    mutating func refreshIfStale() throws(StoreError) {
+        if isStale { try reset() }
+    }
+
     /// Forgets everything and folds the directory again from the store: after a commit
     /// that failed, or wrote less than was decided, nothing uncommitted may linger. It also
     /// finishes any erasure whose key a crash left behind.
@@ -93,6 +112,7 @@ struct StateCache {
         }
         state = DomainState(directory: directory)
         loaded = []
+        isStale = false
     }
 
     private func decode(_ recorded: RecordedEvent) throws(StoreError) -> StrataEvent {

@@ -33,6 +33,15 @@ private func stores() throws -> [any EventStore] {
     return [InMemoryEventStore(clock: clock), try SQLiteEventStore(path: directory.appendingPathComponent("events.db").path, clock: clock)]
 }
 
+/// Loan L1 rejected by a write straight to the store, which the writer's cache does not see.
+private func rejectLoanPastTheWriter(_ store: any EventStore) throws {
+    let outsider = LoanRejected(loanId: "L1", rejectedBy: "admin-1", reason: "written elsewhere")
+    _ = try store.append(
+        CommandWrite(
+            commandId: "outside-1", bodyDigest: HashChain.sha256([1]), actor: "admin-1", commandType: "RejectLoan",
+            decision: .append([try NewEvent(stream: StreamName("loan-L1")!, event: outsider)], expectations: [:])))
+}
+
 private func types(_ reply: CommandReply) -> [String]? {
     guard case .accepted(_, _, let events) = reply else { return nil }
     return events.map(\.type)
@@ -142,11 +151,7 @@ struct CommandWriterTests {
             try bootstrap(store)
             let writer = try CommandWriter(store: store, clock: clock)
             _ = writer.process(Array(lendingBatch().prefix(4)))
-            let outsider = LoanRejected(loanId: "L1", rejectedBy: "admin-1", reason: "written elsewhere")
-            _ = try store.append(
-                CommandWrite(
-                    commandId: "outside-1", bodyDigest: HashChain.sha256([1]), actor: "admin-1", commandType: "RejectLoan",
-                    decision: .append([try NewEvent(stream: StreamName("loan-L1")!, event: outsider)], expectations: [:])))
+            try rejectLoanPastTheWriter(store)
             let approve = writer.process([pending("e1", actor: "admin-1", .approveLoan(ApproveLoan(loanId: "L1")))])
             #expect(approve.replies[0].reply.reason == "WRONG_EXPECTED_VERSION")
             let retry = writer.process([pending("e2", actor: "admin-1", .approveLoan(ApproveLoan(loanId: "L1")))])
@@ -185,12 +190,62 @@ struct CommandWriterTests {
     @Test func aFailedCommitAcknowledgesNothing() throws {
         let inner = InMemoryEventStore(clock: clock)
         try bootstrap(inner)
-        let writer = try CommandWriter(store: FailingStore(inner, failure: StoreError(.io, "disk on fire")), clock: clock)
+        let writer = try CommandWriter(store: UnreliableStore(inner, failingAppendsWith: StoreError(.io, "disk on fire")), clock: clock)
         let committed = writer.process(lendingBatch())
         #expect(committed.events.isEmpty)
         #expect(committed.replies.map(\.reply.code) == Array(repeating: "INTERNAL", count: 6))
         #expect(try inner.head() == 1)
         #expect(try inner.journalEntry(commandId: "c1") == nil)
+    }
+
+    /// A failed commit whose cache cannot be rebuilt either (the store cannot be read just
+    /// then): the cache still holds the failed batch's user, so nothing is decided on it,
+    /// and no refusal journaled, until a rebuild succeeds. Deciding on it would have told
+    /// the next user, for good, that a username nobody holds was taken.
+    @Test func aCacheThatCannotBeRebuiltDecidesNothingUntilItIs() throws {
+        let inner = InMemoryEventStore(clock: clock)
+        try bootstrap(inner)
+        let store = UnreliableStore(inner)
+        let writer = try CommandWriter(store: store, clock: clock)
+        func register(_ id: String, user: String) -> CommandWriter.Pending {
+            pending(
+                id, actor: user,
+                .registerUser(RegisterUser(userId: user, username: "ravi", email: PersonalData("\(user)@example.com"), role: .agent)))
+        }
+        store.fail(appends: true, positionReads: true)
+        #expect(writer.process([register("u1", user: "agent-7")]).replies.map(\.reply.code) == ["INTERNAL"])
+        store.fail(appends: false, positionReads: true)
+        #expect(writer.process([register("u2", user: "agent-8")]).replies.map(\.reply.code) == ["INTERNAL"])
+        #expect(try inner.journalEntry(commandId: "u2") == nil)
+        store.fail(appends: false, positionReads: false)
+        #expect(types(writer.process([register("u2", user: "agent-8")]).replies[0].reply) == ["UserRegistered"])
+        #expect(writer.process([register("u3", user: "agent-9")]).replies[0].reply.reason == "USERNAME_TAKEN")
+    }
+
+    /// The store refuses one decision of a batch (the cache was stale) and commits the
+    /// rest; rebuilding the cache then fails. The batch stays committed: its accepted
+    /// command is answered as accepted and its events published, and the cache is rebuilt
+    /// before the next batch.
+    @Test func aCommittedBatchStaysCommittedWhenTheCacheCannotBeRebuilt() throws {
+        let inner = InMemoryEventStore(clock: clock)
+        try bootstrap(inner)
+        let store = UnreliableStore(inner)
+        let writer = try CommandWriter(store: store, clock: clock)
+        _ = writer.process(Array(lendingBatch().prefix(4)))
+        try rejectLoanPastTheWriter(inner)
+        store.fail(appends: false, positionReads: true)
+        let approve = pending("e1", actor: "admin-1", .approveLoan(ApproveLoan(loanId: "L1")))
+        let signUp = pending(
+            "e2", actor: "agent-8",
+            .registerUser(RegisterUser(userId: "agent-8", username: "asha", email: "asha@example.com", role: .agent)))
+        let committed = writer.process([approve, signUp])
+        #expect(committed.failure == nil)
+        #expect(committed.replies[0].reply.reason == "WRONG_EXPECTED_VERSION")
+        #expect(types(committed.replies[1].reply) == ["UserRegistered"])
+        #expect(committed.events.map(\.type) == ["UserRegistered"])
+        store.fail(appends: false, positionReads: false)
+        let next = writer.process([pending("e3", actor: "admin-1", .approveLoan(ApproveLoan(loanId: "L1")))])
+        #expect(next.replies[0].reply.reason == "LOAN_NOT_PENDING")
     }
 }
 

@@ -4,6 +4,7 @@ import EventStore
 import Events
 import StrataCore
 import StrataTesting
+import Synchronization
 
 // What the writer tests share: the first admin, commands as the ingress hands them over, and
 // a store that refuses every append.
@@ -33,25 +34,38 @@ func pending(
 }
 
 
-/// A store whose every append fails with `failure` (a full disk, an I/O error), reading
-/// through to `inner` otherwise: for the rule that a failed commit acknowledges nothing.
-final class FailingStore: EventStore {
+/// A store that fails on demand, reading through to `inner` otherwise: its appends (a full
+/// disk, an I/O error: for the rule that a failed commit acknowledges nothing), and its reads
+/// by position, which is how the writer folds the directory again when it rebuilds its cache.
+final class UnreliableStore: EventStore {
     let inner: any EventStore
-    let failure: StoreError
+    private let failures = Mutex<(appends: StoreError?, positionReads: StoreError?)>((nil, nil))
 
-    init(_ inner: any EventStore, failure: StoreError) {
+    /// Every append fails with `failure`, until told otherwise.
+    init(_ inner: any EventStore, failingAppendsWith failure: StoreError? = nil) {
         self.inner = inner
-        self.failure = failure
+        failures.withLock { $0.appends = failure }
+    }
+
+    func fail(appends: Bool, positionReads: Bool) {
+        failures.withLock {
+            $0 = (
+                appends ? StoreError(.io, "the disk is gone") : nil,
+                positionReads ? StoreError(.io, "the disk cannot be read") : nil
+            )
+        }
     }
 
     func appendReturningEvents(_ commands: [CommandWrite]) throws(StoreError)
         -> (results: [CommandResult], events: [RecordedEvent])
     {
-        throw failure
+        if let failure = failures.withLock({ $0.appends }) { throw failure }
+        return try inner.appendReturningEvents(commands)
     }
     func head() throws(StoreError) -> Int64 { try inner.head() }
     func events(after position: Int64, limit: Int, filter: EventFilter) throws(StoreError) -> [RecordedEvent] {
-        try inner.events(after: position, limit: limit, filter: filter)
+        if let failure = failures.withLock({ $0.positionReads }) { throw failure }
+        return try inner.events(after: position, limit: limit, filter: filter)
     }
     func events(in stream: StreamName, fromVersion: Int64, limit: Int) throws(StoreError) -> [RecordedEvent] {
         try inner.events(in: stream, fromVersion: fromVersion, limit: limit)
