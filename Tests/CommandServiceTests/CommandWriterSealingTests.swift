@@ -85,7 +85,8 @@ struct CommandWriterSealingTests {
         defer { try? FileManager.default.removeItem(at: files.directory) }
         let store = try SQLiteEventStore(path: files.storePath, clock: clock)
         try bootstrap(store)
-        let failing = try CommandWriter(store: UnreliableStore(store, failingAppendsWith: StoreError(.full, "disk full")), clock: clock, sealer: try files.sealer())
+        let full = UnreliableStore(store, failingAppendsWith: StoreError(.full, "disk full"))
+        let failing = try CommandWriter(store: full, clock: clock, sealer: try files.sealer())
         let refused = failing.process(signUp)
         #expect(refused.failure?.kind == .full)
         #expect(try store.head() == 1)

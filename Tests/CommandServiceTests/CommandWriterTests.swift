@@ -190,7 +190,8 @@ struct CommandWriterTests {
     @Test func aFailedCommitAcknowledgesNothing() throws {
         let inner = InMemoryEventStore(clock: clock)
         try bootstrap(inner)
-        let writer = try CommandWriter(store: UnreliableStore(inner, failingAppendsWith: StoreError(.io, "disk on fire")), clock: clock)
+        let failing = UnreliableStore(inner, failingAppendsWith: StoreError(.io, "disk on fire"))
+        let writer = try CommandWriter(store: failing, clock: clock)
         let committed = writer.process(lendingBatch())
         #expect(committed.events.isEmpty)
         #expect(committed.replies.map(\.reply.code) == Array(repeating: "INTERNAL", count: 6))
@@ -210,7 +211,9 @@ struct CommandWriterTests {
         func register(_ id: String, user: String) -> CommandWriter.Pending {
             pending(
                 id, actor: user,
-                .registerUser(RegisterUser(userId: user, username: "ravi", email: PersonalData("\(user)@example.com"), role: .agent)))
+                .registerUser(
+                    RegisterUser(
+                        userId: user, username: "ravi", email: PersonalData("\(user)@example.com"), role: .agent)))
         }
         store.fail(appends: true, positionReads: true)
         #expect(writer.process([register("u1", user: "agent-7")]).replies.map(\.reply.code) == ["INTERNAL"])

@@ -6,8 +6,8 @@ import StrataCore
 import StrataTesting
 import Synchronization
 
-// What the writer tests share: the first admin, commands as the ingress hands them over, and
-// a store that refuses every append.
+// What the writer tests share: the first admin, commands as the ingress hands them over, a
+// lending batch, and a store that fails on demand.
 
 /// The operator bootstrap's act, written straight to the store: the first admin.
 func bootstrap(_ store: any EventStore) throws {
@@ -39,12 +39,12 @@ func pending(
 /// by position, which is how the writer folds the directory again when it rebuilds its cache.
 final class UnreliableStore: EventStore {
     let inner: any EventStore
-    private let failures = Mutex<(appends: StoreError?, positionReads: StoreError?)>((nil, nil))
+    private let failures: Mutex<(appends: StoreError?, positionReads: StoreError?)>
 
     /// Every append fails with `failure`, until told otherwise.
     init(_ inner: any EventStore, failingAppendsWith failure: StoreError? = nil) {
         self.inner = inner
-        failures.withLock { $0.appends = failure }
+        failures = Mutex((failure, nil))
     }
 
     func fail(appends: Bool, positionReads: Bool) {
