@@ -59,6 +59,10 @@ final class CommandIngress {
     /// Runs until the writer says it is done (after a stop), then answers everything still
     /// waiting UNAVAILABLE and closes the socket.
     func run() throws(ZMQError) {
+        // However this thread ends (a fatal error, the context shut down by another thread's),
+        // the writer must learn that nothing more will come, or it waits for commands forever
+        // and the process never exits.
+        defer { queue.close() }
         var queueClosed = false
         var writerDone = false
         while !writerDone {

@@ -134,6 +134,24 @@ import Workloads
         #expect(run.exitCode == 2, "no key file is an environment error (exit 2): \(run.stderr)")
         #expect(run.stderr.contains("strata keys new"), "the message names `strata keys new`: \(run.stderr)")
     }
+
+    /// The history endpoint is bound last, after the writer's thread has started: a failure
+    /// there must still end every thread, the writer's included, and exit 2 like the others.
+    @Test func aHistoryEndpointThatCannotBeBoundEndsTheServiceWithExitTwo() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-busy-history")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let context = try ZMQContext()
+        let holder = try ZMQSocket(context, .router)
+        defer { holder.close() }
+        try holder.bind("tcp://127.0.0.1:*")
+        let taken = try holder.lastEndpoint()
+        let any = "tcp://127.0.0.1:*"
+        let run = try runShutdownChild(
+            ["serve", "--data", data.path, "--commands", any, "--events", any, "--history", taken], timeout: 20)
+        #expect(run.exitCode == 2, "a port in use is an environment error (exit 2), not a hang: \(run.stderr)")
+        #expect(run.stderr.contains("cannot bind the history endpoint"), "\(run.stderr)")
+    }
 }
 
 /// A graceful stop in the middle of a pipelined burst over one DEALER: 20,000 cheap commands
