@@ -168,6 +168,15 @@ public struct ChainVerifier: Sendable {
         return advance(past: position)
     }
 
+    /// The next event, at `position`, is not as Strata stored it although its columns may hash
+    /// as before (a column of another storage class: `SQLiteEventStore.mistypedColumn`): a
+    /// `HASH_MISMATCH` there, once its position holds. Always false.
+    mutating func reject(position: Int64, because message: String) -> Bool {
+        guard positionHolds(position) else { return false }
+        problem = ChainProblem(position: position, kind: .hashMismatch, message: message)
+        return false
+    }
+
     /// The next position is `position`.
     private mutating func positionHolds(_ position: Int64) -> Bool {
         guard problem == nil else { return false }

@@ -125,6 +125,9 @@ extension SQLiteEventStore {
                         hashes.hashes.withUnsafeBytes { computed in
                             for event in 0..<batch.count {
                                 let position = batch.position(event)
+                                if let mistyped = batch.firstMistyped, mistyped.event == event {
+                                    return verifier.reject(position: position, because: mistyped.problem)
+                                }
                                 let hash = UnsafeRawBufferPointer(rebasing: computed[32 * event..<32 * event + 32])
                                 // Checked on the hashing thread already, while its bytes were
                                 // at hand, unless the batch's first or a bad one.

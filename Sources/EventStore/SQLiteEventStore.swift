@@ -303,6 +303,32 @@ public final class SQLiteEventStore: EventStore {
 
     static let columns = "position, stream, version, type, schema_version, recorded_at, data, metadata, prev_hash, hash"
 
+    /// What each of `columns` holds in a row Strata wrote.
+    private static let columnClasses: [SQLiteStorageClass] = [
+        .integer, .text, .integer, .text, .integer, .text, .text, .text, .text, .text,
+    ]
+    private static let columnNames = columns.split(separator: ", ").map(String.init)
+
+    /// Why the row `s` is on (a `SELECT` of `columns`) is not as Strata wrote it, when a column
+    /// holds another storage class; nil for a row as written. Such a row still hashes as before
+    /// through the typed reads (a `version` of 1.5 reads as 1, a `stream` made a BLOB as the same
+    /// bytes) while SQL sees another value (`max(version)`, `WHERE stream = ?`): tampering the
+    /// hash alone cannot show, so every read of whole rows checks for it.
+    static func mistypedColumn(_ s: SQLiteStatement) -> String? {
+        for (index, expected) in columnClasses.enumerated() {
+            let held = s.storageClass(Int32(index))
+            guard held != expected else { continue }
+            return "its \(columnNames[index]) holds a \(held.rawValue) value where Strata writes \(expected.rawValue): "
+                + "the row was changed outside Strata"
+        }
+        return nil
+    }
+
+    /// The refusal of a read that meets a row `mistypedColumn` finds changed.
+    private static func damage(_ s: SQLiteStatement) -> StoreError? {
+        mistypedColumn(s).map { StoreError(.corrupt, "the event at position \(s.int64(0)) is damaged: \($0)") }
+    }
+
     public func events(after position: Int64, limit: Int, filter: EventFilter) throws(StoreError) -> [RecordedEvent] {
         guard limit > 0 else { throw StoreError(.invalidArgument, "limit must be ≥ 1, got \(limit)") }
         try filter.validate()
@@ -364,6 +390,8 @@ public final class SQLiteEventStore: EventStore {
         try filter.validate()
         return try state.withLock { (state) throws(StoreError) -> Int64 in
             let c = state.connection
+            var seen: Int64 = 0
+            var damage: StoreError?
             do throws(SQLiteError) {
                 try c.execute("BEGIN")
                 defer { try? c.execute("COMMIT") }
@@ -373,15 +401,17 @@ public final class SQLiteEventStore: EventStore {
                 let s = try c.statement(sql)
                 defer { s.reset() }
                 try s.bind(bindings)
-                var seen: Int64 = 0
                 while try s.step() {
+                    damage = SQLiteEventStore.damage(s)
+                    guard damage == nil else { break }
                     seen += 1
                     guard body(StoredEventRow(s)) else { break }
                 }
-                return seen
             } catch {
                 throw StoreError(error, while: "reading events")
             }
+            if let damage { throw damage }
+            return seen
         }
     }
 
@@ -398,15 +428,21 @@ public final class SQLiteEventStore: EventStore {
         _ prepare: (SQLiteConnection) throws(SQLiteError) -> SQLiteStatement
     ) throws(StoreError) -> [RecordedEvent] {
         try state.withLock { (state) throws(StoreError) -> [RecordedEvent] in
+            var events: [RecordedEvent] = []
+            var damage: StoreError?
             do throws(SQLiteError) {
                 let s = try prepare(state.connection)
                 defer { s.reset() }
-                var events: [RecordedEvent] = []
-                while try s.step() { events.append(SQLiteEventStore.event(from: s)) }
-                return events
+                while try s.step() {
+                    damage = SQLiteEventStore.damage(s)
+                    guard damage == nil else { break }
+                    events.append(SQLiteEventStore.event(from: s))
+                }
             } catch {
                 throw StoreError(error, while: "reading events")
             }
+            if let damage { throw damage }
+            return events
         }
     }
 

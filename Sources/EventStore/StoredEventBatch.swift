@@ -20,6 +20,9 @@ struct StoredEventBatch: Sendable {
     private var ends: [Int] = []
     /// Per event: position, version, schema version.
     private var integers: [Int64] = []
+    /// The first event whose row holds a column of another storage class than Strata writes
+    /// (`SQLiteEventStore.mistypedColumn`), with what is wrong; its columns hash as if it did not.
+    private(set) var firstMistyped: (event: Int, problem: String)?
 
     /// Room for `events` rows of about `bytesPerEvent` bytes, so filling it rarely reallocates.
     init(reservingFor events: Int, bytesPerEvent: Int = 640) {
@@ -36,10 +39,14 @@ struct StoredEventBatch: Sendable {
         bytes.removeAll(keepingCapacity: true)
         ends.removeAll(keepingCapacity: true)
         integers.removeAll(keepingCapacity: true)
+        firstMistyped = nil
     }
 
     /// Copies the row `statement` is on (a `SELECT` of `SQLiteEventStore.columns`).
     mutating func append(_ statement: SQLiteStatement) {
+        if firstMistyped == nil, let problem = SQLiteEventStore.mistypedColumn(statement) {
+            firstMistyped = (count, problem)
+        }
         integers.append(statement.int64(0))
         integers.append(statement.int64(2))
         integers.append(statement.int64(4))

@@ -9,6 +9,16 @@ public enum SQLiteValue: Sendable, Equatable {
     case blob([UInt8])
 }
 
+/// What a column of a row holds, whatever the table declares: SQLite keeps any value in any
+/// column (a REAL in an INTEGER column, a BLOB in a TEXT one).
+public enum SQLiteStorageClass: String, Sendable {
+    case integer = "INTEGER"
+    case real = "REAL"
+    case text = "TEXT"
+    case blob = "BLOB"
+    case null = "NULL"
+}
+
 /// The destructor value that tells SQLite to copy bound bytes before returning.
 private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
@@ -146,6 +156,19 @@ public final class SQLiteStatement {
     }
 
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    /// What the column holds. The typed reads below convert without a word (`int64` cuts a
+    /// REAL 1.5 to 1, `text` gives a BLOB's bytes), so code that must know a row holds what
+    /// was written asks this first.
+    public func storageClass(_ column: Int32) -> SQLiteStorageClass {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: .integer
+        case SQLITE_FLOAT: .real
+        case SQLITE_TEXT: .text
+        case SQLITE_BLOB: .blob
+        default: .null
+        }
+    }
     public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
     public func text(_ column: Int32) -> String {

@@ -117,6 +117,22 @@ final class ParallelVerifyTests: Sendable {
         #expect(report == (try reference()))
     }
 
+    /// A row whose column holds another storage class hashes as before through the typed
+    /// reads: caught at its position as the first of a batch, inside one, or after a batch
+    /// with another problem further on.
+    @Test(arguments: [Int64(2049), 3000, 4999])
+    func aColumnOfAnotherStorageClassIsAMismatchWhereverItFalls(_ position: Int64) throws {
+        try seed(5000)
+        try tamper("UPDATE events SET version = version + 0.5 WHERE position = \(position)")
+        try tamper("UPDATE events SET stream = CAST(stream AS BLOB) WHERE position = 5000")
+        let report = try verify()
+        #expect(report.problem?.position == position)
+        #expect(report.problem?.kind == .hashMismatch)
+        #expect(report.problem?.message.contains("version holds a REAL") == true, "\(String(describing: report))")
+        #expect(report.eventsChecked == position - 1)
+        #expect(report.lastGoodHash == (try SQLiteEventStore(readingAt: path).hash(at: position - 1)))
+    }
+
     /// An event given another `prevHash` and the hash that goes with it: each event's own
     /// hash holds, so only the link to the event before it (in the same batch or the one
     /// before) shows the rewrite.

@@ -162,6 +162,13 @@ final class SQLiteEventStoreTests: Sendable {
         ("DELETE FROM events WHERE position = 6", 6, .gap),
         // Rewriting one event with a correct hash still breaks the next link.
         ("UPDATE events SET hash = '00' || substr(hash, 3) WHERE position = 8", 8, .hashMismatch),
+        // A value of another storage class reads back as the hashed one (1.5 as 1, '1x' as 1,
+        // a BLOB as the same bytes) while SQL sees something else: caught all the same.
+        ("UPDATE events SET version = version + 0.5 WHERE position = 3", 3, .hashMismatch),
+        ("UPDATE events SET version = version || 'x' WHERE position = 3", 3, .hashMismatch),
+        ("UPDATE events SET schema_version = 1.5 WHERE position = 5", 5, .hashMismatch),
+        ("UPDATE events SET stream = CAST(stream AS BLOB) WHERE position = 9", 9, .hashMismatch),
+        ("UPDATE events SET data = CAST(data AS BLOB) WHERE position = 1", 1, .hashMismatch),
     ])
     func everyKindOfTamperingIsCaught(_ sql: String, _ position: Int64, _ kind: ChainProblem.Kind) throws {
         try seed(10)
@@ -169,6 +176,24 @@ final class SQLiteEventStoreTests: Sendable {
         let report = try SQLiteEventStore(readingAt: path).verify()
         #expect(report.problem?.position == position)
         #expect(report.problem?.kind == kind)
+    }
+
+    /// A row changed to hold a value of another storage class is refused by every read of
+    /// whole events (history, the writer's streams, replay), not handed on as the value it
+    /// reads back as.
+    @Test func readsRefuseARowWhoseColumnHoldsAnotherStorageClass() throws {
+        try seed(10)
+        try tamper("UPDATE events SET version = version + 0.5 WHERE position = 4")
+        let store = try SQLiteEventStore(readingAt: path)
+        let read = storeError { _ = try store.events(after: 0, limit: 100) }
+        #expect(read?.kind == .corrupt)
+        #expect(read?.message.contains("position 4") == true, "\(String(describing: read))")
+        #expect(read?.message.contains("version holds a REAL") == true, "\(String(describing: read))")
+        #expect(try store.events(after: 0, limit: 3).count == 3, "the rows before it read as ever")
+        var replayed: [Int64] = []
+        let walk = storeError { try store.forEachEvent(matching: ReplayFilter()) { replayed.append($0.position); return true } }
+        #expect(walk?.kind == .corrupt)
+        #expect(replayed == [1, 2, 3])
     }
 
     @Test func filesThatAreNotStrataStoresAreRefusedAtOpen() throws {
