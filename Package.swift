@@ -104,7 +104,7 @@ let package = Package(
             name: "CommandServiceTests",
             dependencies: [
                 "CommandService", "Bus", "Domain", "EventStore", "Events", "StrataCore", "StrataFuzz", "StrataTesting",
-                "SubjectKeys",
+                "StrataSQLite", "SubjectKeys",
             ],
             swiftSettings: strict),
         // End to end: the real `strata serve` process, talked to over ZeroMQ on loopback.

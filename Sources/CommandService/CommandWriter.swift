@@ -78,6 +78,9 @@ public final class CommandWriter {
     private let sealer: PersonalDataSealer?
     private var cache: StateCache
     private let encoder = EventEncodingThread()
+    /// Subjects whose erasure is committed but whose key the key store failed to destroy:
+    /// tried again by `finishErasures`, which the writer's thread calls every second or so.
+    private var keysToDestroy: [DataSubject] = []
 
     /// - Parameter sealer: seals every personal field before it is stored (CONTRACT.md
     ///   "Personal data"); `strata serve` always has one. Without one (tests of the writer
@@ -262,9 +265,30 @@ public final class CommandWriter {
         }
     }
 
+    /// Whether a committed erasure still waits for its key to be destroyed.
+    public var owesErasures: Bool { !keysToDestroy.isEmpty }
+
+    /// Tries again to destroy the keys of committed erasures that the key store failed to
+    /// destroy when they were committed; returns the subjects whose key is destroyed now.
+    public func finishErasures() -> [DataSubject] {
+        guard let sealer else { return [] }
+        var finished: [DataSubject] = []
+        keysToDestroy.removeAll { subject in
+            do throws(SubjectKeyStoreError) {
+                try sealer.destroyKey(of: subject)
+            } catch {
+                return false
+            }
+            finished.append(subject)
+            return true
+        }
+        return finished
+    }
+
     /// Destroys the keys of the subjects whose erasure was just committed; after the commit,
     /// so that a key is never gone while its erasure is not recorded. A failure is reported,
-    /// and the erasure is finished when the cache is next rebuilt.
+    /// and the key destroyed by `finishErasures` (or when the cache is next rebuilt, or at
+    /// start) once the key store lets it.
     private func destroyErasedKeys(in events: [RecordedEvent]) -> String? {
         guard let sealer else { return nil }
         var failure: String?
@@ -275,7 +299,8 @@ public final class CommandWriter {
             do throws(SubjectKeyStoreError) {
                 try sealer.destroyKey(of: subject)
             } catch {
-                failure = "the key of \(subject) is not destroyed yet: \(error)"
+                failure = "the key of \(subject) is not destroyed yet (tried again every second): \(error)"
+                if !keysToDestroy.contains(subject) { keysToDestroy.append(subject) }
             }
         }
         return failure

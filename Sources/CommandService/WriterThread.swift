@@ -9,7 +9,7 @@ import StrataCore
 /// commits them in one transaction (`CommandWriter`), and hands the turn to the publisher's
 /// thread (`PublisherThread`), which replies and publishes while this one goes on to the
 /// next. Between turns it signs the head when a checkpoint is due, and once more when it
-/// stops gracefully.
+/// stops gracefully, and finishes erasures whose key the key store failed to destroy.
 final class WriterThread {
     private let writer: CommandWriter
     private let queue: ArrivalQueue
@@ -22,6 +22,9 @@ final class WriterThread {
     private var head: Int64
     /// Batches the store refused in a row: the first is logged, and the recovery, not each one.
     private var failedBatches = 0
+    /// When to try again to finish erasures whose key the key store kept: at most once a
+    /// second, since each try may wait out the key store's busy timeout.
+    private var nextErasureAttempt = ContinuousClock.now
 
     init(
         writer: CommandWriter, head: Int64, queue: ArrivalQueue, publications: PublicationQueue,
@@ -41,6 +44,12 @@ final class WriterThread {
     func run() {
         while true {
             let (arrivals, finished) = queue.take(limit: batchLimit, waitingUntil: .now() + idleInterval)
+            if writer.owesErasures, ContinuousClock.now >= nextErasureAttempt {
+                nextErasureAttempt = .now + .seconds(1)
+                for subject in writer.finishErasures() {
+                    logger.info("the key of \(subject) is destroyed now: its erasure is complete")
+                }
+            }
             if !arrivals.isEmpty { handle(arrivals) }
             signer?.tick(head: head)
             if finished { break }

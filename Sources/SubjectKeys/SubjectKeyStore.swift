@@ -27,6 +27,9 @@ public final class SubjectKeyStore: Sendable {
 
     private struct State: ~Copyable {
         let connection: SQLiteConnection
+        /// A key was deleted (or the store opened) while readers kept the WAL from being
+        /// truncated: the next `destroyKey` truncates it, whatever it deletes itself.
+        var truncationOwed = false
     }
 
     /// The key store of a data directory.
@@ -61,9 +64,10 @@ public final class SubjectKeyStore: Sendable {
                 try c.execute("PRAGMA application_id=\(Self.applicationId)")
                 try c.execute("PRAGMA user_version=1")
             }
-            // Whatever an earlier erasure could not truncate goes now.
-            try c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            state = Mutex(State(connection: c))
+            // Whatever an earlier erasure could not truncate goes now, or at the next erasure
+            // (or the writer's retry of one) while a reader holds it back.
+            let busy = try c.scalarInteger("PRAGMA wal_checkpoint(TRUNCATE)") != 0
+            state = Mutex(State(connection: c, truncationOwed: busy))
         } catch let error as SubjectKeyStoreError {
             throw error
         } catch {
@@ -179,10 +183,15 @@ public final class SubjectKeyStore: Sendable {
             try s.run([.text(subject.description)])
             return c.changes > 0
         }
-        if destroyed, try !truncateLog() {
-            throw SubjectKeyStoreError(
-                "the key of \(subject) is deleted, but readers kept the WAL of \(path) from being truncated; "
-                    + "it is at the next erasure or start")
+        let owed = state.withLock { $0.truncationOwed }
+        if destroyed || owed {
+            let truncated = try truncateLog()
+            state.withLock { $0.truncationOwed = !truncated }
+            guard truncated else {
+                throw SubjectKeyStoreError(
+                    "the key of \(subject) is deleted, but readers kept the WAL of \(path) from being truncated; "
+                        + "it is tried again at the next erasure, while the service runs, and at start")
+            }
         }
         return destroyed
     }

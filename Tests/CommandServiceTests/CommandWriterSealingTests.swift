@@ -4,6 +4,7 @@ import EventStore
 import Events
 import Foundation
 import StrataCore
+import StrataSQLite
 import StrataTesting
 import SubjectKeys
 import Testing
@@ -130,6 +131,47 @@ struct CommandWriterSealingTests {
         #expect([account.name, account.phone, account.address, account.email] == [.erased, .erased, .erased, .erased])
         #expect(account.accountId == "A1" && account.assignedAgentId == "agent-7")
         #expect(try store.verify().isIntact)
+    }
+
+    /// The key store refuses the erasure's delete (another writer holds it past the wait), then
+    /// lets it: the erasure, committed and answered, is finished while the service runs, on
+    /// the writer's next turn, not only at the next start. Then the delete goes through but a
+    /// reader keeps the log from being truncated: the key's bytes leave the log at the next try.
+    @Test(arguments: [false, true])
+    func anErasureWhoseKeyTheKeyStoreKeptIsFinishedOnALaterTurn(readerHoldsTheLog: Bool) throws {
+        let files = try Files()
+        defer { try? FileManager.default.removeItem(at: files.directory) }
+        let store = try SQLiteEventStore(path: files.storePath, clock: clock)
+        try bootstrap(store)
+        let writer = try CommandWriter(store: store, clock: clock, sealer: try files.sealer())
+        _ = writer.process(signUp)
+        let subject = DataSubject(.account, "A1")
+        let keys = try SubjectKeyStore(readingAt: files.keysPath)
+        let secret = try #require(try keys.key(of: subject)).secret
+        let holder = try SQLiteConnection(path: files.keysPath, mode: .readWrite)
+        if readerHoldsTheLog {
+            try holder.execute("BEGIN")
+            _ = try holder.scalarInteger("SELECT count(*) FROM subject_keys")
+        } else {
+            try holder.execute("BEGIN IMMEDIATE")
+        }
+        let erasure = writer.process([
+            pending("e1", actor: "admin-1", .eraseSubject(EraseSubject(subjectId: "A1", reason: "asked to")))
+        ])
+        #expect(accepted(erasure.replies[0].reply), "the erasure is committed: \(erasure.replies)")
+        #expect(erasure.erasureFailure != nil)
+        #expect(writer.owesErasures)
+        #expect(writer.finishErasures().isEmpty, "still held: nothing finished")
+        try holder.execute("COMMIT")
+        #expect(writer.finishErasures() == [subject])
+        #expect(!writer.owesErasures)
+        #expect(try keys.key(of: subject) == nil)
+        for file in [files.keysPath, files.keysPath + "-wal"] {
+            let bytes = [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data())
+            let found = bytes.count >= secret.count
+                && (0...(bytes.count - secret.count)).contains { bytes[$0..<$0 + secret.count].elementsEqual(secret) }
+            #expect(!found, "the destroyed key's bytes are still in \(file)")
+        }
     }
 
     /// A crash after the erasure's commit and before its key was destroyed: the next start
