@@ -1,6 +1,7 @@
 import EventStore
 import Foundation
 import StrataCore
+import StrataSQLite
 import StrataTesting
 import Testing
 
@@ -296,6 +297,27 @@ struct ReplayCommandTests {
             // Read to the end, the same store gives every event.
             let all = try strata(["replay", "--data", dir.path], expecting: 0)
             #expect(try positions(all.stdout) == Array(1...5000))
+        }
+    }
+
+    /// A store found damaged, at open or at a row on the way, is a problem found (exit 1), as
+    /// `verify` says of it; the events before a damaged row are printed, nothing after it.
+    @Test func aDamagedStoreIsAProblemFoundWhereverReplayMeetsIt() throws {
+        try withTemporaryDirectory { dir in
+            _ = try makeStore(dir.path)
+            let edit = try SQLiteConnection(path: dir.path + "/events.db", mode: .readWrite)
+            try edit.execute("UPDATE events SET version = version + 0.5 WHERE position = 4")
+            edit.close()
+            let row = try strata(["replay", "--data", dir.path], expecting: 1)
+            #expect(try positions(row.stdout) == [1, 2, 3])
+            #expect(row.stderr.contains("is damaged: the event at position 4"), "\(row.stderr)")
+
+            let garbage = dir.path + "/garbage"
+            try FileManager.default.createDirectory(atPath: garbage, withIntermediateDirectories: true)
+            let bytes = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7919) })
+            _ = FileManager.default.createFile(atPath: garbage + "/events.db", contents: bytes)
+            let open = try strata(["replay", "--data", garbage], expecting: 1)
+            #expect(open.stdout.isEmpty)
         }
     }
 

@@ -33,8 +33,9 @@ enum ReplayCommand {
             version, type and actor. In table format, or when standard error is a terminal, a summary
             line goes to standard error.
 
-            Exit codes: 0 (also when nothing matches, or the reader stops early: `| head`), 2 usage or
-            environment (a bad option, no store, output that cannot be written).
+            Exit codes: 0 (also when nothing matches, or the reader stops early: `| head`), 1 the store
+            is damaged where replay reads it (the events before are printed), 2 usage or environment
+            (a bad option, no store, output that cannot be written).
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
@@ -113,7 +114,10 @@ enum ReplayCommand {
             }
         } catch {
             progress?.finish()
-            throw CommandFailure.environment("cannot read \(store.path): \(error.message)")
+            // The events before the damage are the store's: out they go, and the damage is the
+            // error to report (a failure to write them too would only hide it).
+            try? output.drain()
+            throw VerifyCommand.readFailure(store.path, error)
         }
         progress?.finish()
         if let failure { throw failure }
