@@ -49,8 +49,8 @@ public final class ProjectionDatabase {
     private let routes: [EventPreparer.Route]
     private var skipped: Set<Int64>
     private let opener: (any PersonalDataOpening)?
-    /// An erasure was applied but readers held the WAL's truncation back: tried again after
-    /// each batch until it succeeds.
+    /// An erasure was applied, or the file was opened with frames left in its WAL, but readers
+    /// held the WAL's truncation back: tried again after each batch until it succeeds.
     private var truncationDue = false
     private var connection: SQLiteConnection
     private let projectionTables: SQLiteProjectionTables
@@ -102,6 +102,10 @@ public final class ProjectionDatabase {
             lock.release()
             throw error
         }
+        // A WAL left with frames may hold personal data an erasure overwrote: the process that
+        // applied it may have been killed before truncating, or stopped while a reader held the
+        // truncation back (and the WAL open, so SQLite kept it).
+        if Self.logHasFrames(path) { truncateAfterErasure(true) }
     }
 
     deinit {
@@ -391,6 +395,12 @@ public final class ProjectionDatabase {
         } catch {
             throw ProjectorError(.io, "cannot read \(path): \(error)")
         }
+    }
+
+    /// Whether the file's WAL exists and is not empty.
+    private static func logHasFrames(_ path: String) -> Bool {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? UInt64
+        return (size ?? 0) > 0
     }
 
     private static func recreate(

@@ -3,6 +3,7 @@ import Foundation
 import ProjectorRuntime
 import Projections
 import StrataCore
+import StrataSQLite
 import StrataTesting
 import Testing
 
@@ -25,6 +26,17 @@ private func opened(_ id: String, name: String, phone: String, address: String =
         AccountOpened(
             accountId: id, name: PersonalData(name), phone: PersonalData(phone), address: PersonalData(address),
             assignedAgentId: "agent-1", openedBy: "agent-1", status: .active))
+}
+
+/// The bytes of the projection file at `path` followed by those of its WAL (none when absent).
+private func fileAndLog(_ path: String) -> [UInt8] {
+    ["", "-wal"].flatMap { suffix in (try? Array(Data(contentsOf: URL(fileURLWithPath: path + suffix)))) ?? [] }
+}
+
+private func occurs(_ text: String, in bytes: [UInt8]) -> Bool {
+    let needle = Array(text.utf8)
+    guard needle.count <= bytes.count else { return false }
+    return (0...(bytes.count - needle.count)).contains { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
 }
 
 @Suite struct PersonalDataOpeningTests {
@@ -78,14 +90,50 @@ private func opened(_ id: String, name: String, phone: String, address: String =
         try h.given(
             .personalDataErased(PersonalDataErased(subjectId: "A1", kind: .account, erasedBy: "admin-1", reason: "asked")),
             stream: "account-A1")
-        var bytes: [UInt8] = []
-        for suffix in ["", "-wal"] { bytes += (try? Array(Data(contentsOf: URL(fileURLWithPath: path + suffix)))) ?? [] }
+        let bytes = fileAndLog(path)
         #expect(bytes.count > 4096)
         for text in ["Zebulon Quixotic", "+919800000001", "Marigold Lane"] {
-            let needle = Array(text.utf8)
-            let found = (0...(bytes.count - needle.count)).contains { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
+            let found = occurs(text, in: bytes)  // not in the expectation, which would print every byte
             #expect(!found, "\(text) survives in the file")
         }
         #expect(try h.rows("SELECT name FROM accounts") == [["[erased]"]])
+    }
+
+    /// The truncation an erasure owes outlives the projector: here a reader held it back,
+    /// and was still open when the projector stopped, so SQLite kept the WAL with the old
+    /// frames; the next projector on the file truncates it once the reader lets it.
+    @Test func anErasureHeldBackByAReaderIsTruncatedAfterARestart() throws {
+        let h = try ProjectionHarness([Accounts()])
+        let path = h.directory.appendingPathComponent("restarted.db").path
+        var database: ProjectionDatabase? = try ProjectionDatabase(
+            path: path, name: "test", projections: [Accounts()])
+        try database?.apply([
+            try h.record(
+                opened("A1", name: "Zebulon Quixotic", phone: "+919800000001", address: "Marigold Lane"),
+                stream: "account-A1")
+        ])
+        let reader = try SQLiteConnection(path: path, mode: .readOnly)
+        try reader.execute("BEGIN")
+        #expect(try reader.scalarInteger("SELECT count(*) FROM accounts") == 1)
+        try database?.apply([
+            try h.record(
+                .personalDataErased(
+                    PersonalDataErased(subjectId: "A1", kind: .account, erasedBy: "admin-1", reason: "asked")),
+                stream: "account-A1")
+        ])
+        database = nil
+        let restarted = try ProjectionDatabase(path: path, name: "test", projections: [Accounts()])
+        try reader.execute("COMMIT")
+        try restarted.apply([
+            try h.record(
+                opened("A2", name: "Ravi Kumar", phone: "+919845099999", address: "Hassan"), stream: "account-A2")
+        ])
+        let bytes = fileAndLog(path)
+        for text in ["Zebulon Quixotic", "+919800000001", "Marigold Lane"] {
+            let found = occurs(text, in: bytes)
+            #expect(!found, "\(text) survives in the file or its log")
+        }
+        #expect(
+            try restarted.query("SELECT name FROM accounts ORDER BY account_id") == [["[erased]"], ["Ravi Kumar"]])
     }
 }
