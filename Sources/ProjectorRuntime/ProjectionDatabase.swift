@@ -81,10 +81,13 @@ public final class ProjectionDatabase {
         }
         do {
             var connection = try ProjectionDatabase.open(path, durability: durability)
+            var keptSkips: [SkippedEvent] = []
             if let existing = try ProjectionDatabase.readIdentity(connection, path: path, name: name),
                 existing != fingerprint
             {
-                // Another build's schema: start again from position 0 rather than migrate.
+                // Another build's schema: start again from position 0 rather than migrate, passing
+                // over what the operator skipped, as a rebuild does.
+                keptSkips = try ProjectionDatabase.skips(in: connection)
                 connection = try ProjectionDatabase.recreate(path, durability: durability) {
                     connection.close()
                 }
@@ -93,11 +96,12 @@ public final class ProjectionDatabase {
             deferredIndexes = try ProjectionDatabase.install(
                 projections, fingerprint: fingerprint, name: name, in: connection,
                 deferringIndexes: durability == .scratch)
+            try ProjectionDatabase.record(keptSkips, in: connection, name: name)
             self.connection = connection
             projectionTables = SQLiteProjectionTables(connection: connection)
             let state = try ProjectionDatabase.readState(connection, name: name)
             (checkpoint, chainHash, stop) = (state.position, state.hash, state.stop)
-            skipped = try ProjectionDatabase.readSkipped(connection)
+            skipped = Set(try ProjectionDatabase.skips(in: connection).map(\.position))
         } catch {
             lock.release()
             throw error
@@ -293,18 +297,29 @@ public final class ProjectionDatabase {
 
     /// Records skips copied from another file (a rebuild honouring the live file's).
     public func adoptSkips(_ skips: [SkippedEvent]) throws(ProjectorError) {
+        try Self.record(skips, in: connection, name: name)
+        skipped.formUnion(skips.map(\.position))
+    }
+
+    private static func record(_ skips: [SkippedEvent], in c: SQLiteConnection, name: String) throws(ProjectorError) {
+        guard !skips.isEmpty else { return }
         do {
-            try connection.transaction {
+            try c.transaction {
                 for skip in skips {
-                    try connection.statement(
-                        "INSERT OR IGNORE INTO strata_skipped (position, stream, type, error, reason) VALUES (?, ?, ?, ?, ?)"
-                    ).run([.integer(skip.position), .text(skip.stream), .text(skip.type), .text(skip.error), .text(skip.reason)])
+                    try c.statement(
+                        """
+                        INSERT OR IGNORE INTO strata_skipped (position, stream, type, error, reason)
+                        VALUES (?, ?, ?, ?, ?)
+                        """
+                    ).run([
+                        .integer(skip.position), .text(skip.stream), .text(skip.type), .text(skip.error),
+                        .text(skip.reason),
+                    ])
                 }
             }
         } catch {
             throw ProjectorError(.io, "\(name): recording skips failed: \(error)")
         }
-        skipped.formUnion(skips.map(\.position))
     }
 
     /// Writes the WAL back into the main file (after a rebuild), so the file stands alone.
@@ -476,9 +491,9 @@ public final class ProjectionDatabase {
         }
     }
 
-    private static func readSkipped(_ c: SQLiteConnection) throws(ProjectorError) -> Set<Int64> {
+    private static func skips(in c: SQLiteConnection) throws(ProjectorError) -> [SkippedEvent] {
         do {
-            return Set(try readSkips(c).map(\.position))
+            return try readSkips(c)
         } catch {
             throw ProjectorError(.io, "cannot read skipped events in \(c.path): \(error)")
         }

@@ -10,10 +10,11 @@ import Testing
 
 /// A projection that counts users per status, and refuses users named "poison".
 private struct UserCount: Projection {
+    var version = 1
     var name: String { "user_count" }
     var schema: ProjectionSchema {
         ProjectionSchema(
-            version: 1, statements: ["CREATE TABLE user_count (status TEXT PRIMARY KEY, users INTEGER NOT NULL)"])
+            version: version, statements: ["CREATE TABLE user_count (status TEXT PRIMARY KEY, users INTEGER NOT NULL)"])
     }
     var categories: [String]? { ["user"] }
 
@@ -162,5 +163,30 @@ private func registered(_ id: String, username: String? = nil) -> StrataEvent {
         try h.given(registered("u1"), stream: "user-u1")
         let path = h.database.path
         #expect(throws: ProjectorError.self) { _ = try ProjectionDatabase(path: path, name: "test", projections: [UserCount()]) }
+    }
+
+    /// A file started afresh for another schema keeps the operator's skips, as a rebuild does.
+    @Test func aSchemaChangeKeepsTheSkips() throws {
+        let h = try ProjectionHarness([UserCount()])
+        let events = [
+            try h.record(registered("u1"), stream: "user-u1"),
+            try h.record(registered("u2", username: "poison"), stream: "user-u2"),
+            try h.record(registered("u3"), stream: "user-u3"),
+        ]
+        let path = h.directory.appendingPathComponent("changed.db").path
+        do {
+            let database = try ProjectionDatabase(path: path, name: "test", projections: [UserCount()])
+            try database.apply(events)
+            try database.skip(position: 2, reason: "test data entered by mistake")
+            try database.apply(events[1...])
+        }
+        let changed = try ProjectionDatabase(path: path, name: "test", projections: [UserCount(version: 2)])
+        #expect(changed.wasReset && changed.checkpoint == 0)
+        try changed.apply(events)
+        #expect(changed.stop == nil && changed.checkpoint == 3)
+        #expect(try changed.query("SELECT users FROM user_count") == [[2]])
+        #expect(
+            try changed.query("SELECT position, type, reason FROM strata_skipped")
+                == [[2, "UserRegistered", "test data entered by mistake"]])
     }
 }
