@@ -111,8 +111,8 @@ let package = Package(
         .testTarget(
             name: "ServiceTests",
             dependencies: [
-                "strata", "Bus", "CommandService", "EventStore", "Events", "ProjectorRuntime", "StrataCore", "StrataSQLite",
-                "StrataTesting", "SubjectKeys", "Workloads",
+                "strata", "Bus", "CommandService", "EventStore", "Events", "ProjectorRuntime", "Projections", "StrataCore",
+                "StrataSQLite", "StrataTesting", "SubjectKeys", "Workloads",
             ],
             swiftSettings: strict),
         .testTarget(

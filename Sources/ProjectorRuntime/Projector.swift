@@ -291,6 +291,9 @@ private struct Follower {
                 needsHistory = "as the heartbeat's head \(announcedHead) is ahead"
             }
         }
+        // Asked to stop while the batch in hand held a poison event: the loop ends before the
+        // check at its top, but the stop is recorded and is what ended the projector.
+        if let stop = database.stop { return .poisoned(stop) }
         return .stopped
     }
 

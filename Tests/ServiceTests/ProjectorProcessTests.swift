@@ -1,7 +1,12 @@
+import CommandService
+import Events
 import Foundation
+import ProjectorRuntime
+import Projections
 import StrataCore
 import StrataSQLite
 import StrataTesting
+import Synchronization
 import Testing
 
 /// The projectors as real processes beside a real `strata serve`: started late, they end
@@ -26,6 +31,23 @@ import Testing
         try system.send(system.workload.loan(2600))
         let after = try system.service.store().head()
         for projector in projectors { try system.waitForCheckpoint(projector.arguments[1], after) }
+    }
+}
+
+/// Counts users, and cannot apply a user named "poison".
+private struct Users: Projection {
+    var name: String { "users" }
+    var schema: ProjectionSchema {
+        ProjectionSchema(version: 1, statements: ["CREATE TABLE users (user_id TEXT PRIMARY KEY)"])
+    }
+    var categories: [String]? { ["user"] }
+
+    struct Refused: Error, CustomStringConvertible { var description: String { "poison is not a username" } }
+
+    func apply(_ event: ProjectedEvent, to tables: any ProjectionTables) throws {
+        guard case .userRegistered(let user) = event.event else { return }
+        if user.username == "poison" { throw Refused() }
+        try tables.execute("INSERT INTO users VALUES (?)", [.text(user.userId)])
     }
 }
 
@@ -73,5 +95,37 @@ import Testing
         #expect(after.exitCode == 0, "\(after.stdout)")
         // A rebuild passes over the same event, so it equals the live file.
         try system.expectEqualToRebuild("readmodels")
+    }
+
+    /// A stop asked for while the live batch in hand holds a poison event ends the projector
+    /// at that event, as any poison event does, not as a clean stop.
+    @Test func aStopAskedForDuringAPoisonedLiveBatchEndsAtThePoisonEvent() throws {
+        let system = try System("poison-stopping")
+        let path = system.data.appendingPathComponent("users.db").path
+        let key = try #require(try system.service.keyFile().key(ServiceProcess.Keys.service))
+        let settings = Projector.Settings(
+            name: "users", databasePath: path, eventsEndpoint: system.service.events,
+            historyEndpoint: system.service.history, key: key)
+        let started = Mutex<Projector?>(nil)
+        let projector = try Projector.start(settings, projections: [Users()], logger: Logger(label: "test")) { commit in
+            // As SIGTERM would, right as the batch with the poison event is applied.
+            if commit.events.contains(where: { $0.stream == "user-poisoner" }) { started.withLock { $0?.stop() } }
+        }
+        started.withLock { $0 = projector }
+        let head = try system.service.store().head()
+        try system.waitForCheckpoint("users", head)
+
+        // Sent once the projector is caught up, so it arrives on the bus, not through history.
+        try system.send([
+            CommandBody(
+                id: "register-poisoner", type: "RegisterUser", actor: "poisoner",
+                payload: [
+                    "userId": "poisoner", "username": "poison", "email": "poisoner@example.com", "role": "AGENT",
+                ])
+        ])
+        let exit = projector.wait()
+        let stop = try #require(try ProjectionSnapshot(path: path)?.stop)
+        #expect(stop.position == head + 1 && stop.stream == "user-poisoner")
+        #expect(exit == .poisoned(stop))
     }
 }

@@ -44,9 +44,10 @@ enum ProjectCommand {
             the Prometheus text exposition format, replacing the file whole every --metrics-interval
             seconds and once more when it stops.
 
-            SIGINT or SIGTERM stops it after the batch in hand (exit 0). Exit codes: 0 stopped, 1 stopped
-            at an event or failed, 2 usage or environment (no usable key, another projector on the file,
-            a metrics file that cannot be written).
+            SIGINT or SIGTERM stops it after the batch in hand (exit 0; 1 if that batch held an event a
+            projection cannot apply). Exit codes: 0 stopped, 1 stopped at an event or failed, 2 usage or
+            environment (no usable key, another projector on the file, a metrics file that cannot be
+            written).
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
