@@ -27,9 +27,11 @@ public struct HistoryPage: Sendable {
 /// Why history could not be read.
 public struct HistoryError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable {
-        /// No answer in time, or the service is stopping: try again later.
+        /// No answer in time, the service is stopping, or its store could not be read: try again
+        /// later.
         case unavailable
-        /// The service refused the request (the key, its scope): retrying will not help.
+        /// The service refused the request, or failed in a way it would fail again (the key,
+        /// its scope, personal data it cannot open): retrying will not help.
         case refused
         /// The answer or the store could not be read.
         case unreadable
@@ -150,6 +152,14 @@ public final class BusHistory: HistorySource {
         return try parseGenerally(reply)
     }
 
+    /// Whether a refusal may not come again: the service was stopping, or its store could not
+    /// be read (a full disk, an I/O error). Any other answer a retry would get again, such as a
+    /// sealed value that does not open with its key (`PERSONAL_DATA_UNREADABLE`) or a service
+    /// without a key store (`NO_KEY_STORE`).
+    static func isTransient(code: String, reason: String) -> Bool {
+        code == "UNAVAILABLE" || (code == "INTERNAL" && reason == "STORE_FAILURE")
+    }
+
     /// Reads a page of any layout, or the refusal in its place.
     static func parseGenerally(_ reply: [UInt8]) throws(HistoryError) -> HistoryPage {
         guard let json = try? JSONParser.parse(reply), case .object(let members) = json else {
@@ -160,7 +170,7 @@ public final class BusHistory: HistorySource {
             let reason = json["error"]?["reason"]?.stringValue ?? "?"
             let message = json["error"]?["message"]?.stringValue ?? ""
             throw HistoryError(
-                code == "UNAVAILABLE" || code == "INTERNAL" ? .unavailable : .refused,
+                isTransient(code: code, reason: reason) ? .unavailable : .refused,
                 "history refused the request: \(code) \(reason) \(message)")
         }
         guard let head = members["head"]?.integerValue, let items = members["events"]?.arrayValue else {

@@ -307,7 +307,10 @@ private struct Follower {
             } catch {
                 switch error.kind {
                 case .unavailable: return .retryLater(error.message)
-                case .refused, .unreadable: return .failed(error.message)
+                // No stop is recorded: the answer names no event (and a refused page would be
+                // refused again after one was skipped).
+                case .refused, .unreadable:
+                    return .failed("reading history after position \(database.checkpoint): \(error.message)")
                 }
             }
             do throws(HistoryError) {

@@ -63,4 +63,17 @@ private func recorded(_ position: Int64, stream: String, data: String) -> Record
             try BusHistory.parse(Array(#"{"events":[],"head":9,"ok":true,"opened":{"7":{"/x":1}}}"#.utf8))
         }
     }
+
+    /// Only a stopping service and a store that could not be read are worth asking again;
+    /// personal data the service cannot open is refused again however often it is asked for.
+    @Test(arguments: [
+        ("UNAVAILABLE", "SHUTTING_DOWN", HistoryError.Kind.unavailable), ("INTERNAL", "STORE_FAILURE", .unavailable),
+        ("INTERNAL", "NO_KEY_STORE", .refused), ("INTERNAL", "PERSONAL_DATA_UNREADABLE", .refused),
+        ("FORBIDDEN", "KEY_SCOPE", .refused),
+    ])
+    func aRefusalIsRetriedOnlyWhenItMayClear(code: String, reason: String, kind: HistoryError.Kind) {
+        let reply = #"{"error":{"code":"\#(code)","message":"m","reason":"\#(reason)"},"ok":false}"#
+        let error = #expect(throws: HistoryError.self) { try BusHistory.parse(Array(reply.utf8)) }
+        #expect(error?.kind == kind)
+    }
 }

@@ -6,6 +6,7 @@ import Projections
 import StrataCore
 import StrataSQLite
 import StrataTesting
+import SubjectKeys
 import Synchronization
 import Testing
 
@@ -127,5 +128,42 @@ private struct Users: Projection {
         let stop = try #require(try ProjectionSnapshot(path: path)?.stop)
         #expect(stop.position == head + 1 && stop.stream == "user-poisoner")
         #expect(exit == .poisoned(stop))
+    }
+}
+
+@Suite(.serialized) struct HistoryRefusalTests {
+    /// A projector away from the service asks history to open personal data; when a sealed
+    /// value does not open with its key (here the key store was altered), every retry would
+    /// get the same refusal, so the projector ends, naming the cause, instead of retrying.
+    @Test func aProjectorAwayFromTheServiceEndsWhenHistoryCannotOpenPersonalData() throws {
+        let system = try System("unreadable")
+        let remote = try ChildProcess.temporaryDirectory("strata-unreadable-remote")
+        defer { try? FileManager.default.removeItem(at: remote) }
+        let made = try ChildProcess.strata(
+            ["keys", "new", "pd-reader", "--scope", "history,personal-data", "--data", system.data.path])
+        try #require(made.exitCode == 0, "\(made.stderr)")
+        try system.restartService()  // it reads the key file when it starts
+        try system.send(system.workload.setup())
+        system.service.stop()
+        do {
+            let keys = try SQLiteConnection(
+                path: system.data.appendingPathComponent(SubjectKeyStore.fileName).path, mode: .readWrite)
+            try keys.execute(
+                "UPDATE subject_keys SET secret = randomblob(length(secret)) WHERE subject = (SELECT min(subject) "
+                    + "FROM subject_keys WHERE subject LIKE 'account%')")
+            #expect(keys.changes == 1)
+        }
+        try system.restartService()
+
+        let projector = try StrataProcess(
+            ["project", "readmodels", "--data", remote.path, "--events", system.service.events]
+                + ["--history", system.service.history, "--keys", system.data.appendingPathComponent("keys.json").path]
+                + ["--key", "pd-reader", "--open-through-history"])
+        #expect(projector.waitForExit(timeout: 30) == 1, "\(projector.log)")
+        #expect(projector.log.contains("INTERNAL PERSONAL_DATA_UNREADABLE"), "\(projector.log)")
+        #expect(!projector.log.contains("retrying"), "\(projector.log)")
+        // The answer names no position: nothing is recorded as a stop in the file.
+        let snapshot = try ProjectionSnapshot(path: remote.appendingPathComponent("readmodels.db").path)
+        #expect(snapshot?.stop == nil)
     }
 }

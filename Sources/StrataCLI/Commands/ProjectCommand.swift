@@ -38,7 +38,10 @@ enum ProjectCommand {
             An event a projection cannot apply stops it: the position, the event and the error are
             logged, recorded in the file and shown by `strata status`, and the process exits 1. Once the
             cause is fixed, --resume tries that event again; --skip POSITION --reason TEXT passes over it
-            (recorded, and honoured by `strata rebuild`).
+            (recorded, and honoured by `strata rebuild`). While history does not answer, or answers that
+            the service is stopping or its store could not be read, it retries every second; any other
+            refusal would come again (a key without the scope, personal data history cannot open), so it
+            exits 1 naming it.
 
             --metrics-file PATH writes its position, the head it knows, the lag in events and seconds, in
             the Prometheus text exposition format, replacing the file whole every --metrics-interval
