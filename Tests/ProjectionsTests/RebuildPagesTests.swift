@@ -50,4 +50,30 @@ import Testing
         #expect(comparison.difference == nil)
         #expect(comparison.rows > 200)
     }
+
+    /// A live file stopped at a poison event equals a rebuild up to the event before it: the
+    /// stop it records is the live file's state, not part of its read models.
+    @Test func aStoppedLiveFileEqualsARebuildUpToItsCheckpoint() throws {
+        let h = try ProjectionHarness(ReadModels.all, name: "readmodels")
+        try h.given(F.agentRegistered("agent-1", username: "ravi"), stream: "user-agent-1", actor: "agent-1")
+        try h.given(F.agentApproved("agent-1"), stream: "user-agent-1")
+        // An event whose bytes changed after it was recorded: the chain breaks, the live file stops.
+        let third = try h.record(F.loanRequested("L1", account: "A1"), stream: "loan-L1", actor: "agent-1")
+        let altered = RecordedEvent(
+            position: third.position, stream: third.stream, version: third.version, type: third.type,
+            schemaVersion: third.schemaVersion, recordedAt: third.recordedAt, data: third.data,
+            metadata: Array(#"{"actor":"someone-else","commandId":"cmd-3"}"#.utf8), prevHash: third.prevHash,
+            hash: third.hash)
+        try h.database.apply([altered])
+        #expect(h.database.stop?.position == 3)
+
+        let live = try #require(try ProjectionSnapshot(path: h.database.path))
+        let output = h.directory.appendingPathComponent("rebuilt.db").path
+        let result = try Rebuild.run(
+            name: "readmodels", projections: ReadModels.all, from: Recorded(events: h.recorded), into: output,
+            upTo: live.checkpoint)
+        #expect(result.stop == nil && result.position == 2)
+        let comparison = try live.compare(with: output)
+        #expect(comparison.difference == nil, "\(comparison.difference ?? "")")
+    }
 }

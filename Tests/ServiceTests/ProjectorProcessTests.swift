@@ -81,6 +81,11 @@ private struct Users: Projection {
         let json = try JSONParser.parse(status.stdout)
         #expect(json["projections"]?["readmodels"] == .integer(victim - 1), "\(status.stdout)")
         #expect(json["errors"]?["readmodels"]?.stringValue?.contains("position \(victim)") == true, "\(status.stdout)")
+        // The stopped file equals a rebuild up to the event before the stop, and the rebuild says where it stopped.
+        let compared = try ChildProcess.strata(["rebuild", "readmodels", "--compare", "--data", system.data.path])
+        #expect(compared.exitCode == 0, "\(compared.stdout)\(compared.stderr)")
+        #expect(compared.stdout.contains("equal: the live readmodels at position \(victim - 1)"), "\(compared.stdout)")
+        #expect(compared.stdout.contains("the live readmodels is stopped at position \(victim)"), "\(compared.stdout)")
 
         // Starting it again without an operator's act refuses, naming the way out.
         let again = try system.projector("readmodels")
