@@ -52,6 +52,8 @@ public final class ProjectionDatabase {
     /// An erasure was applied, or the file was opened with frames left in its WAL, but readers
     /// held the WAL's truncation back: tried again after each batch until it succeeds.
     private var truncationDue = false
+    /// When an owed truncation may be tried again.
+    private var nextTruncationAttempt = ContinuousClock.now
     private var connection: SQLiteConnection
     private let projectionTables: SQLiteProjectionTables
     private let lock: WriterLock
@@ -192,17 +194,20 @@ public final class ProjectionDatabase {
     /// After a batch that applied an erasure, the pages that held the subject's personal
     /// data are gone from the file (`secure_delete` zeroes what an update frees) but may still
     /// sit in the WAL: a TRUNCATE checkpoint writes the WAL back and empties it. A reader in
-    /// the middle of a read holds it back; then it is tried again after the next batch.
+    /// the middle of a read holds it back; then it is tried again after a later batch, at most
+    /// once a second, each time waiting at most 100 ms for the readers: one that reads for
+    /// minutes must not stall every batch by the connection's whole busy timeout.
     private func truncateAfterErasure(_ erasure: Bool) {
-        guard truncationDue || erasure else { return }
+        guard erasure || (truncationDue && ContinuousClock.now >= nextTruncationAttempt) else { return }
         truncationDue = true
-        do {
+        nextTruncationAttempt = .now + .seconds(1)
+        let connection = self.connection
+        let truncated = try? connection.waitingAtMost(milliseconds: 100) { () throws(SQLiteError) -> Bool in
             let s = try connection.statement("PRAGMA wal_checkpoint(TRUNCATE)")
             defer { s.reset() }
-            if try s.step(), s.int64(0) == 0 { truncationDue = false }
-        } catch {
-            // Tried again after the next batch.
+            return try s.step() && s.int64(0) == 0
         }
+        if truncated == true { truncationDue = false }
     }
 
     private struct Cursor {

@@ -17,6 +17,8 @@ public final class SQLiteConnection {
     private var keyed: [SQLiteStatement?] = []
     /// Checkpoints this connection's WAL file on another thread, once started.
     private var checkpointer: WALCheckpointer?
+    /// How long a statement waits for a lock another connection holds.
+    private let busyTimeout: Int32
 
     /// Settings SQLite takes only before its first connection: made once, by the first.
     private static let configured: Void = {
@@ -27,6 +29,7 @@ public final class SQLiteConnection {
     public init(path: String, mode: Mode, busyTimeoutMilliseconds: Int32 = 5000) throws(SQLiteError) {
         Self.configured
         self.path = path
+        self.busyTimeout = busyTimeoutMilliseconds
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         switch mode {
         case .readWrite: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
@@ -61,6 +64,15 @@ public final class SQLiteConnection {
         keyed.removeAll()
         sqlite3_close_v2(handle)
         handle = nil
+    }
+
+    /// Runs `body` waiting at most `milliseconds` for a lock another connection holds, then
+    /// as configured again: for work that can wait for a better moment, like truncating a WAL
+    /// that a reader may hold for minutes, which must not stall the thread each time it tries.
+    public func waitingAtMost<T, E: Error>(milliseconds: Int32, _ body: () throws(E) -> T) throws(E) -> T {
+        sqlite3_busy_timeout(handle, milliseconds)
+        defer { sqlite3_busy_timeout(handle, busyTimeout) }
+        return try body()
     }
 
     /// Runs SQL without results (schema, pragmas, BEGIN/COMMIT). Never with input values.

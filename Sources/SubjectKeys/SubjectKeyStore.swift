@@ -23,6 +23,9 @@ public final class SubjectKeyStore: Sendable {
 
     public let path: String
     public let isReadOnly: Bool
+    /// A short wait for a lock another connection holds: the writer's thread must not stall
+    /// long behind a reader.
+    static let busyTimeout: Int32 = 500
     private let state: Mutex<State>
 
     private struct State: ~Copyable {
@@ -50,8 +53,7 @@ public final class SubjectKeyStore: Sendable {
             if fd >= 0 { close(fd) }
         }
         do {
-            // A short wait: the writer's thread must not stall long behind a reader.
-            let c = try SQLiteConnection(path: path, mode: .readWrite, busyTimeoutMilliseconds: 500)
+            let c = try SQLiteConnection(path: path, mode: .readWrite, busyTimeoutMilliseconds: Self.busyTimeout)
             try Self.checkIdentity(c, path: path, allowEmpty: true)
             guard try c.scalarText("PRAGMA journal_mode=WAL")?.lowercased() == "wal" else {
                 throw SubjectKeyStoreError("cannot switch \(path) to WAL mode")
@@ -185,7 +187,9 @@ public final class SubjectKeyStore: Sendable {
         }
         let owed = state.withLock { $0.truncationOwed }
         if destroyed || owed {
-            let truncated = try truncateLog()
+            // A retry for an earlier delete (the writer's, every second) does not wait for the
+            // readers: the writer's thread must not stall behind one that reads for long.
+            let truncated = try destroyed ? truncateLog() : truncateLog(attempts: 1, waiting: false)
             state.withLock { $0.truncationOwed = !truncated }
             guard truncated else {
                 throw SubjectKeyStoreError(
@@ -197,13 +201,15 @@ public final class SubjectKeyStore: Sendable {
     }
 
     /// `PRAGMA wal_checkpoint(TRUNCATE)`, retried while readers hold it back; returns whether
-    /// the WAL is now empty.
-    public func truncateLog(attempts: Int = 3) throws(SubjectKeyStoreError) -> Bool {
+    /// the WAL is now empty. Without `waiting`, an attempt does not wait for readers at all.
+    public func truncateLog(attempts: Int = 3, waiting: Bool = true) throws(SubjectKeyStoreError) -> Bool {
         for attempt in 0..<attempts {
             let busy = try withConnection("checkpointing") { c in
-                let s = try c.statement("PRAGMA wal_checkpoint(TRUNCATE)")
-                defer { s.reset() }
-                return try s.step() && s.int64(0) != 0
+                try c.waitingAtMost(milliseconds: waiting ? Self.busyTimeout : 0) { () throws(SQLiteError) -> Bool in
+                    let s = try c.statement("PRAGMA wal_checkpoint(TRUNCATE)")
+                    defer { s.reset() }
+                    return try s.step() && s.int64(0) != 0
+                }
             }
             if !busy { return true }
             if attempt + 1 < attempts { usleep(50_000) }
