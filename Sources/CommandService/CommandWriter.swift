@@ -265,24 +265,27 @@ public final class CommandWriter {
         }
     }
 
-    /// Whether a committed erasure still waits for its key to be destroyed.
-    public var owesErasures: Bool { !keysToDestroy.isEmpty }
+    /// Whether a committed erasure is not complete yet: its key not deleted, or the key
+    /// store's WAL, which may still hold it, not truncated.
+    public var owesErasures: Bool { !keysToDestroy.isEmpty || sealer?.owesTruncation == true }
 
-    /// Tries again to destroy the keys of committed erasures that the key store failed to
-    /// destroy when they were committed; returns the subjects whose key is destroyed now.
+    /// Tries again to complete the erasures that the key store kept from completing when they
+    /// were committed: deletes their keys, then truncates its WAL. Returns the subjects whose
+    /// erasure is complete now (none while any delete or the truncation still fails).
     public func finishErasures() -> [DataSubject] {
         guard let sealer else { return [] }
-        var finished: [DataSubject] = []
-        keysToDestroy.removeAll { subject in
+        let deletesFailed = keysToDestroy.contains { subject in
             do throws(SubjectKeyStoreError) {
                 try sealer.destroyKey(of: subject)
-            } catch {
                 return false
+            } catch {
+                return true
             }
-            finished.append(subject)
-            return true
         }
-        return finished
+        // A truncation that fails is owed still, and tried again like one a reader held back.
+        guard !deletesFailed, (try? sealer.finishTruncation()) == true else { return [] }
+        defer { keysToDestroy = [] }
+        return keysToDestroy
     }
 
     /// Destroys the keys of the subjects whose erasure was just committed; after the commit,

@@ -169,6 +169,7 @@ public final class SQLiteStatement {
         default: .null
         }
     }
+
     public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
     public func text(_ column: Int32) -> String {

@@ -67,6 +67,15 @@ public final class PersonalDataSealer {
         return try store.destroyKey(of: subject)
     }
 
+    /// Whether the key store's WAL may still hold a destroyed key (`SubjectKeyStore.owesTruncation`).
+    public var owesTruncation: Bool { store.owesTruncation }
+
+    /// Truncates the key store's WAL if it owes it, without waiting for readers; returns
+    /// whether none is owed now.
+    public func finishTruncation() throws(SubjectKeyStoreError) -> Bool {
+        try store.finishTruncation()
+    }
+
     private func key(for subject: DataSubject) throws(SubjectKeyStoreError) -> SubjectKey {
         if let key = newKeys[subject] ?? keys[subject] { return key }
         if let stored = try store.key(of: subject) {

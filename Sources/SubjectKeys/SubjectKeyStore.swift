@@ -66,8 +66,8 @@ public final class SubjectKeyStore: Sendable {
                 try c.execute("PRAGMA application_id=\(Self.applicationId)")
                 try c.execute("PRAGMA user_version=1")
             }
-            // Whatever an earlier erasure could not truncate goes now, or at the next erasure
-            // (or the writer's retry of one) while a reader holds it back.
+            // Whatever an earlier erasure could not truncate goes now, or, while a reader holds
+            // it back, when the writer's thread tries again (`finishTruncation`).
             let busy = try c.scalarInteger("PRAGMA wal_checkpoint(TRUNCATE)") != 0
             state = Mutex(State(connection: c, truncationOwed: busy))
         } catch let error as SubjectKeyStoreError {
@@ -185,24 +185,35 @@ public final class SubjectKeyStore: Sendable {
             try s.run([.text(subject.description)])
             return c.changes > 0
         }
-        let owed = state.withLock { $0.truncationOwed }
-        if destroyed || owed {
-            // A retry for an earlier delete (the writer's, every second) does not wait for the
-            // readers: the writer's thread must not stall behind one that reads for long.
-            let truncated = try destroyed ? truncateLog() : truncateLog(attempts: 1, waiting: false)
+        if destroyed {
+            let truncated = try truncateLog()
             state.withLock { $0.truncationOwed = !truncated }
             guard truncated else {
                 throw SubjectKeyStoreError(
                     "the key of \(subject) is deleted, but readers kept the WAL of \(path) from being truncated; "
-                        + "it is tried again at the next erasure, while the service runs, and at start")
+                        + "it is tried again while the service runs, and when the store is next opened")
             }
         }
         return destroyed
     }
 
+    /// Whether a key was deleted (or the store opened) while readers kept the WAL, which may
+    /// still hold the key, from being truncated.
+    public var owesTruncation: Bool { state.withLock { $0.truncationOwed } }
+
+    /// Truncates the WAL if a truncation is owed, without waiting for readers (the writer's
+    /// thread tries it every second and must not stall behind one that reads for long);
+    /// returns whether none is owed now.
+    public func finishTruncation() throws(SubjectKeyStoreError) -> Bool {
+        guard owesTruncation else { return true }
+        let truncated = try truncateLog(attempts: 1, waiting: false)
+        state.withLock { $0.truncationOwed = !truncated }
+        return truncated
+    }
+
     /// `PRAGMA wal_checkpoint(TRUNCATE)`, retried while readers hold it back; returns whether
     /// the WAL is now empty. Without `waiting`, an attempt does not wait for readers at all.
-    public func truncateLog(attempts: Int = 3, waiting: Bool = true) throws(SubjectKeyStoreError) -> Bool {
+    func truncateLog(attempts: Int = 3, waiting: Bool = true) throws(SubjectKeyStoreError) -> Bool {
         for attempt in 0..<attempts {
             let busy = try withConnection("checkpointing") { c in
                 try c.waitingAtMost(milliseconds: waiting ? Self.busyTimeout : 0) { () throws(SQLiteError) -> Bool in

@@ -174,6 +174,39 @@ struct CommandWriterSealingTests {
         }
     }
 
+    /// A writer that starts while a reader keeps the key store's WAL from being truncated
+    /// starts and decides as ever (its start destroys every erased subject's key again, which
+    /// must not trip on the truncation it owes), and truncates once the reader lets it.
+    @Test func aWriterStartsWhileTheKeyStoreOwesATruncation() throws {
+        let files = try Files()
+        defer { try? FileManager.default.removeItem(at: files.directory) }
+        let store = try SQLiteEventStore(path: files.storePath, clock: clock)
+        try bootstrap(store)
+        let first = try CommandWriter(store: store, clock: clock, sealer: try files.sealer())
+        _ = first.process(signUp)
+        let reader = try SQLiteConnection(path: files.keysPath, mode: .readOnly)
+        try reader.execute("BEGIN")
+        _ = try reader.scalarInteger("SELECT count(*) FROM subject_keys")
+        let erasure = first.process([
+            pending("e1", actor: "admin-1", .eraseSubject(EraseSubject(subjectId: "A1", reason: "asked to")))
+        ])
+        #expect(erasure.erasureFailure != nil, "the reader holds the truncation back")
+
+        let restarted = try CommandWriter(store: store, clock: clock, sealer: try files.sealer())
+        #expect(restarted.owesErasures, "the truncation is owed")
+        let replies = restarted.process([
+            pending(
+                "r1", actor: "agent-8",
+                .registerUser(RegisterUser(userId: "agent-8", username: "kiran", email: "kiran@example.com", role: .agent)))
+        ]).replies
+        #expect(replies.allSatisfy { accepted($0.reply) }, "\(replies)")
+        try reader.execute("COMMIT")
+        #expect(restarted.finishErasures().isEmpty, "no subject was waiting: only the truncation")
+        #expect(!restarted.owesErasures)
+        let log = (try? FileManager.default.attributesOfItem(atPath: files.keysPath + "-wal"))?[.size] as? Int
+        #expect(log == 0, "the key store's WAL is truncated")
+    }
+
     /// A crash after the erasure's commit and before its key was destroyed: the next start
     /// finishes the erasure.
     @Test func aKeyAnInterruptedErasureLeftIsDestroyedAtStart() throws {
