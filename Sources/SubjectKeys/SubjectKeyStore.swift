@@ -177,7 +177,8 @@ public final class SubjectKeyStore: Sendable {
     ///
     /// A reader in the middle of a read can hold the checkpoint back: it is tried a few times
     /// (a second or two at most), then reported as an error; the row is gone either way, and the
-    /// WAL is truncated at the next erasure or when the store is next opened for writing.
+    /// truncation is owed: `finishTruncation` (the writer's thread, every second), the next
+    /// erasure or the store's next opening for writing does it.
     @discardableResult
     public func destroyKey(of subject: DataSubject) throws(SubjectKeyStoreError) -> Bool {
         let destroyed = try withConnection("destroying the key of \(subject)") { c in

@@ -33,12 +33,6 @@ private func fileAndLog(_ path: String) -> [UInt8] {
     ["", "-wal"].flatMap { suffix in (try? Array(Data(contentsOf: URL(fileURLWithPath: path + suffix)))) ?? [] }
 }
 
-private func occurs(_ text: String, in bytes: [UInt8]) -> Bool {
-    let needle = Array(text.utf8)
-    guard needle.count <= bytes.count else { return false }
-    return (0...(bytes.count - needle.count)).contains { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
-}
-
 @Suite struct PersonalDataOpeningTests {
     private let opener = TableOpener(
         clear: [
@@ -93,7 +87,7 @@ private func occurs(_ text: String, in bytes: [UInt8]) -> Bool {
         let bytes = fileAndLog(path)
         #expect(bytes.count > 4096)
         for text in ["Zebulon Quixotic", "+919800000001", "Marigold Lane"] {
-            let found = occurs(text, in: bytes)  // not in the expectation, which would print every byte
+            let found = bytes.contains(Array(text.utf8))  // not in the expectation, which would print every byte
             #expect(!found, "\(text) survives in the file")
         }
         #expect(try h.rows("SELECT name FROM accounts") == [["[erased]"]])
@@ -132,7 +126,7 @@ private func occurs(_ text: String, in bytes: [UInt8]) -> Bool {
         ])
         let bytes = fileAndLog(path)
         for text in ["Zebulon Quixotic", "+919800000001", "Marigold Lane"] {
-            let found = occurs(text, in: bytes)
+            let found = bytes.contains(Array(text.utf8))
             #expect(!found, "\(text) survives in the file or its log")
         }
         #expect(
