@@ -6,20 +6,29 @@ import Foundation
 
 /// Files the command line writes whole (key files, public keys, reports): a temporary file
 /// beside the target, written, given its mode, synced, then moved into place, so a reader
-/// sees the old file or the new one, never a part.
+/// sees the old file or the new one, never a part. The directory is synced after the move:
+/// a rename lives in the directory, and until the directory reaches the disk a power cut can
+/// undo it, leaving the old file (a key file without the key just printed) or none at all.
 enum AtomicFile {
     /// Writes `contents` to `path` with exactly `mode` (the umask neither widens nor narrows
     /// it); with `creatingDirectory`, the directory too if it is missing (a data directory).
     /// With `replacing` false the file is linked into place only if nothing has that name
     /// yet, and an existing file is a problem (exit 1). Without `synchronizing` the file is
-    /// not synced before the rename: still never seen half-written, only perhaps lost in a
-    /// power cut (for a file rewritten every few seconds, like the metrics).
+    /// synced before the rename, nor its directory after: still never seen half-written, only
+    /// perhaps lost in a power cut (for a file rewritten every few seconds, like the metrics).
     static func write(
         _ path: String, contents: [UInt8], mode: mode_t, replacing: Bool = true, creatingDirectory: Bool = false,
         synchronizing: Bool = true
     ) throws {
         let directory = (path as NSString).deletingLastPathComponent
+        // Each directory created here is an entry in its parent, which must reach the disk too.
+        var created: [String] = []
         if creatingDirectory, !directory.isEmpty {
+            var missing = directory
+            while !missing.isEmpty, missing != "/", !FileManager.default.fileExists(atPath: missing) {
+                created.append(missing)
+                missing = (missing as NSString).deletingLastPathComponent
+            }
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
@@ -66,6 +75,26 @@ enum AtomicFile {
         guard failure == 0 else {
             unlink(temporary)
             throw CommandFailure.environment("cannot write \(path): \(String(cString: strerror(failure)))")
+        }
+        guard synchronizing else { return }
+        // Deepest first: the file's own directory, then each created one's parent.
+        for parent in [directory] + created.map({ ($0 as NSString).deletingLastPathComponent }) {
+            try synchronize(directory: parent, holding: path)
+        }
+    }
+
+    /// Syncs a directory's entries (`fsync` on the directory itself, as POSIX asks for a
+    /// rename or a link to be durable).
+    private static func synchronize(directory: String, holding path: String) throws {
+        let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        var failure = fd < 0 ? errno : 0
+        if fd >= 0 {
+            if fsync(fd) != 0 { failure = errno }
+            close(fd)
+        }
+        guard failure == 0 else {
+            throw CommandFailure.environment(
+                "wrote \(path) but cannot sync its directory \(directory): \(String(cString: strerror(failure)))")
         }
     }
 }

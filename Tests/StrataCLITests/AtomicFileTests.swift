@@ -1,0 +1,61 @@
+import Foundation
+import StrataTesting
+import Testing
+
+/// Files the command line writes whole reach the disk before it returns: the file, then the
+/// directory that holds its new name, then the entries of directories it created. Seen
+/// through the system calls themselves (strace), since only a power cut could show it otherwise.
+@Suite("Files written whole")
+struct AtomicFileTests {
+    @Test func aNewKeyFileAndTheDirectoriesMadeForItAreSynced() throws {
+        try withTemporaryDirectory { dir in
+            let data = dir.path + "/new/sub"
+            let calls = try systemCalls(of: ["keys", "new", "svc", "--scope", "commands", "--data", data], in: dir)
+            let renamed = try #require(
+                calls.firstIndex { $0.contains("rename") && $0.contains("\"\(data)/keys.json\")") },
+                "the key file is moved into place")
+            let later = Array(calls[renamed...])
+            #expect(later.syncs(directory: data), "the directory holding the new name is synced")
+            #expect(later.syncs(directory: dir.path + "/new"), "the created directory's entry is synced")
+            #expect(later.syncs(directory: dir.path), "and the entry of the directory created above it")
+        }
+    }
+
+    /// A second key goes through the same rename: the file existed, so only its directory.
+    @Test func aRewrittenKeyFileSyncsItsDirectory() throws {
+        try withTemporaryDirectory { dir in
+            try strata(["keys", "new", "first", "--scope", "commands", "--data", dir.path], expecting: 0)
+            let calls = try systemCalls(of: ["keys", "new", "second", "--scope", "history", "--data", dir.path], in: dir)
+            let renamed = try #require(calls.firstIndex { $0.contains("rename") && $0.contains("/keys.json\")") })
+            #expect(Array(calls[renamed...]).syncs(directory: dir.path))
+        }
+    }
+
+    /// The system calls that write and move files, one line each, of `strata arguments`.
+    private func systemCalls(of arguments: [String], in dir: URL) throws -> [String] {
+        let strace = "/usr/bin/strace"
+        try #require(
+            FileManager.default.isExecutableFile(atPath: strace), "strace is installed by scripts/bootstrap --test")
+        let trace = dir.path + "/trace"
+        let result = try ChildProcess.run(
+            URL(fileURLWithPath: strace),
+            ["-f", "-qq", "-o", trace, "-e", "trace=openat,fsync,rename,renameat,renameat2,link,linkat",
+             ChildProcess.product("strata").path] + arguments)
+        #expect(result.exitCode == 0, "strace strata \(arguments): \(result.stderr)")
+        return try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
+    }
+}
+
+extension [String] {
+    /// Whether these calls open `directory` itself and then `fsync` that descriptor successfully.
+    fileprivate func syncs(directory: String) -> Bool {
+        for (index, call) in enumerated()
+        where call.contains("openat(AT_FDCWD, \"\(directory)\", ") && call.contains("O_DIRECTORY") {
+            guard let fd = call.split(separator: "= ").last.flatMap({ Int($0) }), fd >= 0 else { continue }
+            if self[(index + 1)...].contains(where: { $0.contains("fsync(\(fd))") && $0.hasSuffix("= 0") }) {
+                return true
+            }
+        }
+        return false
+    }
+}
