@@ -7,7 +7,7 @@
 /// Output for a command that may write gigabytes: bytes gather in one large buffer and go to
 /// the file descriptor with write(2) once there is a good amount, not a call per line.
 /// A reader that goes away (`strata replay | head`) is not an error: `isClosed` turns true
-/// and the rest is dropped. SIGPIPE must be ignored for that (`ignoreBrokenPipe`).
+/// and the rest is dropped (SIGPIPE is ignored, by `StandardStreams.prepare`).
 final class BufferedOutput {
     let descriptor: Int32
     /// `drainIfFull` writes once the buffer holds this many bytes.
@@ -26,11 +26,6 @@ final class BufferedOutput {
     }
 
     deinit { storage.deallocate() }
-
-    /// Lets write(2) return EPIPE rather than the signal ending the process.
-    static func ignoreBrokenPipe() {
-        signal(SIGPIPE, SIG_IGN)
-    }
 
     /// Room for `byteCount` more bytes at the end of the buffer; `commit` says how many were used.
     func space(_ byteCount: Int) -> UnsafeMutableRawPointer {

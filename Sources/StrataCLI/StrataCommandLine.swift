@@ -39,10 +39,20 @@ public enum StrataCommandLine {
         BenchCommand.subcommand,
     ]
 
-    /// Runs `strata` with `arguments` (without the program name); returns the exit code.
+    /// Runs `strata` with `arguments` (without the program name); returns the exit code. A
+    /// command whose output could not be written ends with exit 2 (when it had found nothing
+    /// else to report), naming the failure on stderr.
     public static func main(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment)
         -> Int32
     {
+        StandardStreams.prepare()
+        let code = run(arguments, environment: environment)
+        guard let failure = StandardStreams.takeFailure() else { return code }
+        write("strata \(arguments.first ?? ""): \(failure)\n", to: .standardError)
+        return code == 0 ? 2 : code
+    }
+
+    private static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
         if arguments.isEmpty || arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] {
             write(overview, to: arguments.isEmpty ? .standardError : .standardOutput)
             return arguments.isEmpty ? 2 : 0
@@ -104,9 +114,9 @@ public enum StrataCommandLine {
     }
 }
 
-/// Writes text to stdout or stderr unbuffered.
+/// Writes text to stdout or stderr unbuffered (`StandardStreams`: never a trap).
 func write(_ text: String, to handle: FileHandle) {
-    handle.write(Data(text.utf8))
+    StandardStreams.write(Array(text.utf8), to: handle.fileDescriptor)
 }
 
 /// Writes one line to standard output.

@@ -25,7 +25,8 @@ struct AtomicFileTests {
     @Test func aRewrittenKeyFileSyncsItsDirectory() throws {
         try withTemporaryDirectory { dir in
             try strata(["keys", "new", "first", "--scope", "commands", "--data", dir.path], expecting: 0)
-            let calls = try systemCalls(of: ["keys", "new", "second", "--scope", "history", "--data", dir.path], in: dir)
+            let calls = try systemCalls(
+                of: ["keys", "new", "second", "--scope", "history", "--data", dir.path], in: dir)
             let renamed = try #require(calls.firstIndex { $0.contains("rename") && $0.contains("/keys.json\")") })
             #expect(Array(calls[renamed...]).syncs(directory: dir.path))
         }

@@ -46,7 +46,6 @@ enum ReplayCommand {
             throw UsageError("--format must be jsonl or table, got '\(format)'")
         }
         let store = try VerifyCommand.openReadOnly(configuration.eventStorePath)
-        BufferedOutput.ignoreBrokenPipe()
         let summary = try replay(store, filter: filter, table: format == "table")
         // A reader that went away has what it wanted; the count would not be what it got.
         if !summary.readerLeft, format == "table" || isatty(STDERR_FILENO) == 1 {

@@ -57,7 +57,7 @@ enum ReportCommand {
         }
         let html = Array(HTMLReport.render(figures, generatedAt: Timestamp.now()).utf8)
         if output == "-" {
-            FileHandle.standardOutput.write(Data(html))
+            StandardStreams.write(html, to: STDOUT_FILENO)
         } else {
             try AtomicFile.write(output, contents: html, mode: 0o644)
             printLine("wrote \(output): readmodels at position \(figures.position), as of \(asOf)")
