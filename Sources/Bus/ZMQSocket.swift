@@ -126,7 +126,12 @@ public final class ZMQSocket {
 
     /// Receives one whole multipart message through `zmq_msg_t` (no fixed-size buffers).
     /// Returns nil when none is waiting and `wait` is false (or a receive timeout passed).
-    public func receive(wait: Bool = true) throws(ZMQError) -> [[UInt8]]? {
+    ///
+    /// Frames after the first `copying` come back empty, their bytes not copied: the count
+    /// still shows the message's shape. `ZMQ_MAXMSGSIZE` bounds a frame, not a message, so a
+    /// peer that owes no key can send thousands of 1 MiB frames in one message; libzmq holds
+    /// it whole, and a socket that expects four frames must not hold a second copy.
+    public func receive(wait: Bool = true, copying limit: Int = .max) throws(ZMQError) -> [[UInt8]]? {
         var frames: [[UInt8]] = []
         var message = zmq_msg_t()
         zmq_msg_init(&message)
@@ -136,7 +141,7 @@ public final class ZMQSocket {
             let received = try retrying("zmq_msg_recv") { zmq_msg_recv(&message, handle, flags) }
             if !received { return nil }
             let size = zmq_msg_size(&message)
-            if let data = zmq_msg_data(&message), size > 0 {
+            if let data = zmq_msg_data(&message), size > 0, frames.count < limit {
                 frames.append(Array(UnsafeRawBufferPointer(start: data, count: size)))
             } else {
                 frames.append([])

@@ -96,7 +96,7 @@ final class CommandIngress {
     private func admitWaiting() throws(ZMQError) {
         var arrivals: [Arrival] = []
         for _ in 0..<Self.readBurst {
-            guard let frames = try router.receive(wait: false) else { break }
+            guard let frames = try router.receive(wait: false, copying: RequestGate.frameCount) else { break }
             if let arrival = admit(frames) { arrivals.append(arrival) }
         }
         // The queue closes only on this thread, so the offer cannot be refused here.
@@ -115,7 +115,7 @@ final class CommandIngress {
     /// that never stops sending).
     private func refuseWaiting() throws(ZMQError) {
         let deadline = DispatchTime.now() + .seconds(1)
-        while DispatchTime.now() < deadline, let frames = try router.receive(wait: false) {
+        while DispatchTime.now() < deadline, let frames = try router.receive(wait: false, copying: RequestGate.frameCount) {
             guard let arrival = admit(frames) else { continue }
             if case .command = arrival { refusals[.unavailable, default: 0] += 1 }
             try router.send(Self.unavailable(arrival))

@@ -41,7 +41,7 @@ final class HistoryResponder {
         while !control.isStopping {
             guard try !zmqPollReadable([router], timeoutMilliseconds: 50).isEmpty else { continue }
             for _ in 0..<Self.readBurst {
-                guard let frames = try router.receive(wait: false) else { break }
+                guard let frames = try router.receive(wait: false, copying: RequestGate.frameCount) else { break }
                 if let (routingId, reply) = answer(frames) { try router.send([routingId, [], reply]) }
             }
         }

@@ -29,6 +29,11 @@ final class PublisherThread {
     private var head: Int64
     let endpoint: String
 
+    /// The largest subscription a subscriber may send (a flag byte and a topic prefix); a
+    /// larger one disconnects it. Topics (`invoiceseries.InvoiceSeriesNumberAllocated`) are
+    /// well under it.
+    static let maximumSubscriptionBytes: Int64 = 256
+
     /// Made on the thread that runs it: its sockets stay there.
     init(
         head: Int64, eventsEndpoint: String, repliesEndpoint: String, publications: PublicationQueue,
@@ -39,6 +44,10 @@ final class PublisherThread {
         // A subscriber that falls this far behind loses messages (PUB drops at the mark)
         // and catches up through history.
         try publisher.setHighWaterMarks(send: publisherHighWaterMark, receive: 1000)
+        // What a PUB receives are subscriptions, and libzmq keeps each in a tree of about 32
+        // bytes a byte, walked on this thread: one 1 MiB prefix cost 32 MiB and stalled every
+        // reply while a subscriber's hundred of them were taken apart. A topic is far shorter.
+        try publisher.setMaximumMessageSize(Self.maximumSubscriptionBytes)
         try publisher.bind(eventsEndpoint)
         endpoint = try publisher.lastEndpoint()
         replies = try ZMQSocket(control.context, .push, lingerMilliseconds: 2000)

@@ -55,6 +55,9 @@ public struct RequestGate: Sendable {
         self.maximumBodyBytes = maximumBodyBytes
     }
 
+    /// The frames of a request as a ROUTER receives it; the sockets copy no more than these.
+    public static let frameCount = 4
+
     /// Judges one request as a ROUTER received it: `[routing id, "", header, body]` (a REQ
     /// client's delimiter is added by libzmq, a DEALER client sends it). `now` is the
     /// server's clock in unix seconds. Returns nil only for a message without even a
@@ -66,7 +69,7 @@ public struct RequestGate: Sendable {
         func refuse(_ id: String?, _ code: StrataError.Code, _ reason: String, _ message: String) -> Refused {
             Refused(routingId: routingId, id: id, error: StrataError(code, reason: reason, message))
         }
-        guard frames.count == 4, frames[1].isEmpty else {
+        guard frames.count == Self.frameCount, frames[1].isEmpty else {
             return .failure(
                 refuse(
                     nil, .malformed, "BAD_FRAMES",
