@@ -1,5 +1,5 @@
-// What Swift's Glibc module leaves out: mallopt and its parameters, naming a thread and
-// setting a thread's own priority.
+// What Swift's Glibc module leaves out: mallopt and its parameters, naming a thread, setting
+// a thread's own priority, and asking for a signal when the parent ends.
 #include <errno.h>
 #include <malloc.h>
 #include <sys/prctl.h>
@@ -23,4 +23,10 @@ static inline int strata_lower_this_thread_priority(int by) {
     int nice = getpriority(PRIO_PROCESS, thread);
     if (nice == -1 && errno != 0) return -1;
     return setpriority(PRIO_PROCESS, thread, nice + by > 19 ? 19 : nice + by);
+}
+
+// PR_SET_PDEATHSIG: the kernel sends `signal` to the calling process when the thread that
+// started it ends, however it ends (SIGKILL included).
+static inline int strata_set_parent_death_signal(int signal) {
+    return prctl(PR_SET_PDEATHSIG, (unsigned long)signal, 0UL, 0UL, 0UL);
 }

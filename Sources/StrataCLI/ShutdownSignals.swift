@@ -2,33 +2,63 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// SIGINT and SIGTERM, turned into a call on a dispatch queue (not a signal handler, where
-/// almost nothing is safe). The first asks for a graceful stop; a second, while that runs,
-/// ends the process at once with exit code 130.
+/// SIGINT, SIGTERM and SIGHUP, turned into a call on a dispatch queue (not a signal handler,
+/// where almost nothing is safe). The first asks for a graceful stop; a second, while that
+/// runs, calls `onSecond` (by default: end the process at once with exit code 130).
+///
+/// The signals are blocked from the start of the process, in every thread (`blockAtStart`,
+/// before any thread exists; threads inherit the mask), and never ignored: a blocked signal
+/// stays pending until the signal source reads it, so one that comes before the source
+/// listens is kept. Ignoring them until then, as this did, discarded one sent in the first
+/// milliseconds, and the process ran on as if never asked to stop. SIGHUP (a closed terminal
+/// or ssh session) stops as SIGTERM does, rather than killing the process outright.
 final class ShutdownSignals {
+    static let numbers = [SIGINT, SIGTERM, SIGHUP]
     private let sources: [any DispatchSourceSignal]
 
-    init(onFirst: @escaping @Sendable (_ signal: Int32) -> Void) {
+    init(
+        onFirst: @escaping @Sendable (_ signal: Int32) -> Void,
+        onSecond: @escaping @Sendable (_ signal: Int32) -> Void = { _ in exit(130) }
+    ) {
         let received = DispatchQueue(label: "strata-signals")
         let count = SignalCount()
-        sources = [SIGINT, SIGTERM].map { number in
-            // Ignored at the C level so the default action (terminate) never runs;
-            // the dispatch source still sees the signal.
-            signal(number, SIG_IGN)
+        // For a caller that did not block them at its start (a test calling in): blocked from
+        // here on in this thread and in those it starts.
+        Self.block()
+        sources = Self.numbers.map { number in
             let source = DispatchSource.makeSignalSource(signal: number, queue: received)
             source.setEventHandler {
-                if count.increment() == 1 { onFirst(number) } else { exit(130) }
+                if count.increment() == 1 { onFirst(number) } else { onSecond(number) }
             }
             source.resume()
             return source
         }
     }
 
-    /// Stops listening and restores the default actions.
+    /// Blocks the three signals in the calling thread, and so in every thread it starts. Run
+    /// first by a command that listens for them, before anything has started a thread.
+    static func blockAtStart() {
+        block()
+    }
+
+    /// The signals as a set, for `pthread_sigmask` and `posix_spawn`.
+    static var set: sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in numbers { sigaddset(&set, number) }
+        return set
+    }
+
+    private static func block() {
+        var set = Self.set
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    /// Stops listening; a later signal reaching this thread has its default action again.
     func cancel() {
         for source in sources { source.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
+        var set = Self.set
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 }
 

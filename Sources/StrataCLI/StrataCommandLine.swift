@@ -15,6 +15,9 @@ public struct CommandFailure: Error, Sendable, CustomStringConvertible {
 /// One subcommand: its spec (for parsing and help) and what it does.
 struct Subcommand: Sendable {
     let spec: CommandSpec
+    /// It stops gracefully on SIGINT, SIGTERM and SIGHUP (`ShutdownSignals`), which are then
+    /// blocked before anything else runs.
+    var stopsOnSignals = false
     let run: @Sendable (ParsedArguments, [String: String]) throws -> Int32
 }
 
@@ -73,6 +76,10 @@ public enum StrataCommandLine {
                 write("strata: unknown command '\(arguments[0])'\n\n" + overview, to: .standardError)
             }
             return 2
+        }
+        if command.stopsOnSignals {
+            ShutdownSignals.blockAtStart()
+            SupervisedChild.followParent(environment)
         }
         do {
             switch try ArgumentParser.parse(Array(arguments.dropFirst(command.spec.words.count)), spec: command.spec) {

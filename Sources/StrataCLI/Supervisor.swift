@@ -7,7 +7,9 @@ import Synchronization
 /// One thread (the caller's) spawns the children with `posix_spawn`, each in its own
 /// process group with default signal handling, so a Ctrl-C at the terminal reaches only
 /// this process, which then asks each child to stop exactly once. It reaps them with
-/// `waitpid` and restarts a crashed one after a growing delay.
+/// `waitpid` and restarts a crashed one after a growing delay. The children stop when this
+/// process ends, however it ends (`SupervisedChild`), so the caller's thread must be the one
+/// that lives as long as the process: the kernel's signal follows the thread that spawned.
 final class Supervisor: Sendable {
     struct Child: Sendable {
         let name: String
@@ -25,6 +27,7 @@ final class Supervisor: Sendable {
     private let logger: Logger
     private let children: [Child]
     private let stopRequested = Atomic<Bool>(false)
+    private let killRequested = Atomic<Bool>(false)
 
     init(executable: String, logger: Logger, children: [Child]) {
         self.executable = executable
@@ -32,8 +35,17 @@ final class Supervisor: Sendable {
         self.children = children
     }
 
+    /// Asks each child to stop (SIGTERM), waiting `stopGraceSeconds` before killing it.
     func requestStop() {
         stopRequested.store(true, ordering: .releasing)
+    }
+
+    /// Kills every child now (SIGKILL) and ends with exit code 130 once they are reaped: a
+    /// second Ctrl-C. Before, that ended this process at once, often before the first had
+    /// reached the children, and they ran on without it.
+    func requestKill() {
+        killRequested.store(true, ordering: .releasing)
+        requestStop()
     }
 
     private var isStopping: Bool { stopRequested.load(ordering: .acquiring) }
@@ -47,23 +59,35 @@ final class Supervisor: Sendable {
     }
 
     /// Runs until asked to stop or until an essential child stops on its own; returns the
-    /// exit code for `strata up`.
+    /// exit code for `strata up`: 0 when every child stopped when asked, 1 when one stopped
+    /// with a problem or had to be killed, 130 after `requestKill`.
     func run() -> Int32 {
         var states = children.map { _ in Running() }
-        for index in children.indices { states[index].pid = spawn(children[index]) }
+        for index in children.indices { start(index, &states) }
         var exitCode: Int32 = 0
         var stopSentAt: ContinuousClock.Instant?
+        var killed = false
 
         while true {
             if isStopping, stopSentAt == nil {
                 stopSentAt = .now
                 for state in states { if let pid = state.pid { kill(pid, SIGTERM) } }
             }
+            if !killed, killRequested.load(ordering: .acquiring) {
+                killed = true
+                exitCode = 130
+                for (index, state) in states.enumerated() {
+                    guard let pid = state.pid else { continue }
+                    logger.warning("killing \(children[index].name) (pid \(pid))")
+                    kill(pid, SIGKILL)
+                }
+            }
             if let sent = stopSentAt, ContinuousClock.now - sent > .seconds(Self.stopGraceSeconds) {
                 for (index, state) in states.enumerated() {
                     guard let pid = state.pid else { continue }
                     logger.warning("\(children[index].name) (pid \(pid)) did not stop in time: killing it")
                     kill(pid, SIGKILL)
+                    if exitCode == 0 { exitCode = 1 }
                 }
                 stopSentAt = .now
             }
@@ -77,45 +101,66 @@ final class Supervisor: Sendable {
                 let how = Self.describe(status)
                 if isStopping {
                     logger.info("\(child.name) stopped (\(how))")
+                    if status != 0, exitCode == 0 { exitCode = 1 }
                     continue
                 }
                 if Self.isDeliberate(status) {
                     states[index].gaveUp = true
+                    // Exit code 0 without being asked: stopped by someone, on purpose.
+                    let problem = status != 0
                     if child.isEssential {
-                        logger.error("\(child.name) stopped on its own (\(how)): stopping everything")
-                        exitCode = 1
+                        logger.log(
+                            problem ? .error : .info, "\(child.name) stopped on its own (\(how)): stopping everything")
+                        if problem { exitCode = 1 }
                         requestStop()
-                    } else {
+                    } else if problem {
                         logger.error(
                             "\(child.name) stopped on its own (\(how)) and stays down; its log says why, "
                                 + "`strata status` shows a stopped projection")
+                    } else {
+                        logger.info("\(child.name) stopped on its own (\(how)) and stays down")
                     }
                     continue
                 }
                 let uptime = ContinuousClock.now - states[index].startedAt
                 if uptime > .seconds(Self.healthySeconds) { states[index].backoff = 1 }
                 logger.warning("\(child.name) crashed (\(how)): restarting in \(Int(states[index].backoff)) s")
-                states[index].restartAt = .now + .seconds(states[index].backoff)
-                states[index].backoff = min(states[index].backoff * 2, Self.maximumBackoffSeconds)
+                scheduleRestart(index, &states)
                 continue
             }
             if !isStopping {
                 for index in states.indices {
                     guard let at = states[index].restartAt, ContinuousClock.now >= at else { continue }
                     states[index].restartAt = nil
-                    states[index].startedAt = .now
-                    states[index].pid = spawn(children[index])
+                    start(index, &states)
                 }
             }
             usleep(50_000)
         }
     }
 
-    /// Exit code 1 or 2: the child reported a problem a restart would not fix.
+    /// Starts a child; one that cannot be started at all (the executable gone, no memory for a
+    /// process) is tried again after the same growing delay as a crash.
+    private func start(_ index: Int, _ states: inout [Running]) {
+        states[index].startedAt = .now
+        states[index].pid = spawn(children[index])
+        if states[index].pid == nil {
+            logger.warning("trying to start \(children[index].name) again in \(Int(states[index].backoff)) s")
+            scheduleRestart(index, &states)
+        }
+    }
+
+    private func scheduleRestart(_ index: Int, _ states: inout [Running]) {
+        states[index].restartAt = .now + .seconds(states[index].backoff)
+        states[index].backoff = min(states[index].backoff * 2, Self.maximumBackoffSeconds)
+    }
+
+    /// Exit code 0, 1 or 2: the child stopped on purpose, or reported a problem a restart
+    /// would not fix. Anything else (another code, a signal) is a crash.
     private static func isDeliberate(_ status: Int32) -> Bool {
         let exited = (status & 0x7f) == 0
         let code = (status >> 8) & 0xff
-        return exited && (code == 1 || code == 2)
+        return exited && code <= 2
     }
 
     private static func describe(_ status: Int32) -> String {
@@ -129,16 +174,12 @@ final class Supervisor: Sendable {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        // Its own process group (Ctrl-C reaches only `up`), default SIGINT/SIGTERM handling
-        // (`up` ignores them at the C level), and no blocked signals.
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGINT)
-        sigaddset(&defaults, SIGTERM)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
+        // Its own process group (Ctrl-C reaches only `up`), default handling of the stopping
+        // signals, and those signals blocked, as the child's own start blocks them: one sent
+        // before the child listens waits for it (`ShutdownSignals`).
+        var signals = ShutdownSignals.set
+        posix_spawnattr_setsigdefault(&attributes, &signals)
+        posix_spawnattr_setsigmask(&attributes, &signals)
         posix_spawnattr_setpgroup(&attributes, 0)
         posix_spawnattr_setflags(
             &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
@@ -147,7 +188,12 @@ final class Supervisor: Sendable {
         cArguments.append(nil)
         defer { for pointer in cArguments { free(pointer) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, executable, nil, &attributes, cArguments, environ)
+        var environment = ProcessInfo.processInfo.environment.filter { $0.key != SupervisedChild.variable }
+            .map { strdup("\($0.key)=\($0.value)") }
+        environment.append(strdup("\(SupervisedChild.variable)=\(getpid())"))
+        environment.append(nil)
+        defer { for pointer in environment { free(pointer) } }
+        let rc = posix_spawn(&pid, executable, nil, &attributes, cArguments, environment)
         guard rc == 0 else {
             logger.error("cannot start \(child.name): \(String(cString: strerror(rc)))")
             return nil

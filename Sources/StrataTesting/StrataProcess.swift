@@ -10,11 +10,12 @@ public final class StrataProcess: Sendable {
     private let stderr: OutputBuffer
     private let stdout: OutputBuffer
 
-    /// Starts `strata` with `arguments`, with none of the caller's STRATA_* variables.
-    public init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// Starts `strata` (or a copy of it at `executable`) with `arguments`, with none of the
+    /// caller's STRATA_* variables.
+    public init(_ arguments: [String], environment: [String: String] = [:], executable: URL? = nil) throws {
         self.arguments = arguments
         let process = Process()
-        process.executableURL = ChildProcess.product("strata")
+        process.executableURL = executable ?? ChildProcess.product("strata")
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
         env.merge(environment) { _, new in new }

@@ -53,7 +53,7 @@ enum ProjectCommand {
             written).
             """)
 
-    static let subcommand = Subcommand(spec: spec) { arguments, environment in
+    static let subcommand = Subcommand(spec: spec, stopsOnSignals: true) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
         guard let name = arguments.positionals.first, let target = ProjectionTarget(name: name, configuration: configuration)
         else {

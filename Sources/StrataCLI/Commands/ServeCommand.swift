@@ -57,7 +57,7 @@ enum ServeCommand {
             that cannot be written).
             """)
 
-    static let subcommand = Subcommand(spec: spec) { arguments, environment in
+    static let subcommand = Subcommand(spec: spec, stopsOnSignals: true) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
         let observability = try Observability.resolve(arguments, environment: environment)
         let keys = try readKeyFile(configuration.keysFile)

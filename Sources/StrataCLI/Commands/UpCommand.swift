@@ -35,7 +35,7 @@ enum UpCommand {
             are checked against it.
             """)
 
-    static let subcommand = Subcommand(spec: spec) { arguments, environment in
+    static let subcommand = Subcommand(spec: spec, stopsOnSignals: true) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
         let observability = try Observability.resolve(arguments, environment: environment, metricsOption: "metrics-dir")
         let children = children(arguments)
@@ -63,10 +63,15 @@ enum UpCommand {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         let logger = observability.logger(label: "up")
         let supervisor = Supervisor(executable: executable, logger: logger, children: children)
-        let signals = ShutdownSignals { signal in
-            logger.info("stopping (signal \(signal)): asking every process to stop")
-            supervisor.requestStop()
-        }
+        let signals = ShutdownSignals(
+            onFirst: { signal in
+                logger.info("stopping (signal \(signal)): asking every process to stop")
+                supervisor.requestStop()
+            },
+            onSecond: { signal in
+                logger.warning("signal \(signal) again: killing every process")
+                supervisor.requestKill()
+            })
         defer { signals.cancel() }
         return supervisor.run()
     }

@@ -1,0 +1,23 @@
+import CSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A process that `strata up` started: it stops when `up` ends, however `up` ends. Each child
+/// runs in a process group of its own (a Ctrl-C reaches only `up`), so without this a `up`
+/// killed outright (SIGKILL, a crash) left the three running, holding the store's lock and the
+/// ports, and the next `up` could not start.
+enum SupervisedChild {
+    /// Set by `up` in each child's environment: `up`'s process id.
+    static let variable = "STRATA_SUPERVISOR_PID"
+
+    /// With `variable` set: the kernel is to send a SIGTERM when the parent ends, which reaches
+    /// `ShutdownSignals` like any other (a graceful stop). A parent that ended before the request
+    /// was made sends nothing: then the process was adopted, and it sends itself the SIGTERM.
+    static func followParent(_ environment: [String: String]) {
+        guard let value = environment[variable], let parent = pid_t(value) else { return }
+        _ = strata_set_parent_death_signal(SIGTERM)
+        if getppid() != parent { kill(getpid(), SIGTERM) }
+    }
+}

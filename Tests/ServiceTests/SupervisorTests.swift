@@ -1,0 +1,146 @@
+import Foundation
+import StrataCore
+import StrataTesting
+import Testing
+
+/// `strata up` as a supervisor: however it ends, its children end with it; a child stopped on
+/// purpose stays down; one that cannot be started is tried again; a signal sent while a
+/// process starts is never lost.
+@Suite struct SupervisorTests {
+    /// SIGKILL leaves `up` no chance to stop anything: the kernel tells each child instead
+    /// (`SupervisedChild`), and each stops gracefully, releasing the store and the ports.
+    @Test func anUpKilledOutrightTakesItsChildrenWithIt() throws {
+        try withUp { up, data, children in
+            up.send(signal: SIGKILL)
+            #expect(up.waitForExit(timeout: 10) == SIGKILL)
+            for (name, pid) in children {
+                #expect(waitUntilGone(pid, seconds: 20), "\(name) (pid \(pid)) still runs after up was killed")
+            }
+            // The store's writer lock is free again.
+            let bootstrap = try ChildProcess.strata(
+                ["admin", "bootstrap", "--data", data.path, "--id", "root", "--username", "root",
+                 "--email", "root@example.com"])
+            #expect(!bootstrap.stderr.contains("is writing to"), "\(bootstrap.stderr)")
+        }
+    }
+
+    /// A hung-up terminal (SIGHUP) stops `up` as Ctrl-C does: each child asked, exit 0.
+    @Test func aHangUpStopsEveryChildGracefully() throws {
+        try withUp { up, _, children in
+            up.send(signal: SIGHUP)
+            #expect(up.waitForExit(timeout: 60) == 0, "\(up.log)")
+            for (name, pid) in children {
+                #expect(up.log.contains("up: \(name) stopped (exit code 0)"), "\(up.log)")
+                #expect(waitUntilGone(pid, seconds: 1))
+            }
+        }
+    }
+
+    /// A second signal while the children stop: each is killed at once and reaped, then `up`
+    /// exits 130; none is left running without it.
+    @Test func aSecondSignalKillsEveryChildBeforeUpExits() throws {
+        try withUp { up, _, children in
+            // Two different signals: two of the same may merge into one while pending.
+            up.send(signal: SIGINT)
+            up.send(signal: SIGTERM)
+            #expect(up.waitForExit(timeout: 30) == 130, "\(up.log)")
+            for (name, pid) in children {
+                #expect(waitUntilGone(pid, seconds: 1), "\(name) (pid \(pid)) outlived up")
+            }
+        }
+    }
+
+    /// A child stopped by someone (exit code 0, not asked by `up`) is not a crash: it stays down.
+    @Test func aChildStoppedOnPurposeStaysDown() throws {
+        try withUp { up, _, children in
+            let readmodels = try #require(children["readmodels"])
+            kill(readmodels, SIGTERM)
+            try up.waitForLine(containing: "readmodels stopped on its own (exit code 0) and stays down")
+            usleep(1_500_000)
+            #expect(up.log.components(separatedBy: "started readmodels (pid ").count == 2, "\(up.log)")
+            #expect(!up.log.contains("crashed"), "\(up.log)")
+            up.send(signal: SIGINT)
+            #expect(up.waitForExit(timeout: 60) == 0, "\(up.log)")
+        }
+    }
+
+    /// A child that cannot be started (here: the executable is gone) is tried again after a
+    /// delay, and runs once it can be started.
+    @Test func aChildThatCannotBeStartedIsTriedAgain() throws {
+        let directory = try ChildProcess.temporaryDirectory("strata-up-copy")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let copy = directory.appendingPathComponent("strata")
+        try FileManager.default.copyItem(at: ChildProcess.product("strata"), to: copy)
+        try withUp(executable: copy) { up, _, children in
+            try FileManager.default.removeItem(at: copy)
+            kill(try #require(children["audit"]), SIGKILL)
+            try up.waitForLine(containing: "cannot start audit: No such file or directory")
+            try up.waitForLine(containing: "trying to start audit again in ")
+            try FileManager.default.copyItem(at: ChildProcess.product("strata"), to: copy)
+            let deadline = Date().addingTimeInterval(30)
+            while up.log.components(separatedBy: "started audit (pid ").count < 3 && Date() < deadline {
+                usleep(50_000)
+            }
+            #expect(up.log.components(separatedBy: "started audit (pid ").count == 3, "\(up.log)")
+            while up.log.components(separatedBy: "project-audit: ready ").count < 3 && Date() < deadline {
+                usleep(50_000)
+            }
+            #expect(up.log.components(separatedBy: "project-audit: ready ").count == 3, "\(up.log)")
+            up.send(signal: SIGINT)
+            #expect(up.waitForExit(timeout: 60) == 0, "\(up.log)")
+        }
+    }
+
+    /// SIGTERM at every moment of a start: the process always ends, never runs on as if it
+    /// had not been asked (a signal ignored until the listener was in place was lost).
+    @Test func aSignalDuringStartIsNeverLost() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-start-signal")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        for delay in stride(from: 0, to: 60, by: 2) {
+            let serve = try StrataProcess(
+                ["serve", "--data", data.path, "--commands", "tcp://127.0.0.1:*", "--events", "tcp://127.0.0.1:*",
+                 "--history", "tcp://127.0.0.1:*"])
+            usleep(useconds_t(delay * 1000))
+            serve.send(signal: SIGTERM)
+            let code = serve.waitForExit(timeout: 20)
+            // Exit 0 (a graceful stop), or the signal's default action while the process was
+            // still loading, before it could block the signal: either way it ended.
+            #expect(code == 0 || code == SIGTERM, "SIGTERM \(delay) ms after the start: \(String(describing: code))\n\(serve.log)")
+            if code == nil { serve.send(signal: SIGKILL) }
+        }
+    }
+}
+
+/// Runs `body` with `strata up` started on a fresh data directory and every child ready, with
+/// the children's process ids by name; stops `up` afterwards if it still runs.
+private func withUp(
+    executable: URL? = nil, _ body: (StrataProcess, URL, [String: pid_t]) throws -> Void
+) throws {
+    let data = try ChildProcess.temporaryDirectory("strata-supervisor")
+    defer { try? FileManager.default.removeItem(at: data) }
+    try ServiceProcess.prepare(data)
+    let endpoints = try ["commands", "events", "history"].flatMap { ["--\($0)", "tcp://127.0.0.1:\(try freeLoopbackPort())"] }
+    let up = try StrataProcess(
+        ["up", "--data", data.path, "--key", ServiceProcess.Keys.service] + endpoints, executable: executable)
+    defer { up.stop() }
+    var children: [String: pid_t] = [:]
+    for name in ["serve", "readmodels", "audit"] {
+        let started = try up.waitForLine(containing: "started \(name) (pid ")
+        children[name] = pid_t(started.split(separator: "pid ")[1].prefix { $0.isNumber })
+    }
+    for name in ["serve", "project-readmodels", "project-audit"] { try up.waitForLine(containing: "\(name): ready ") }
+    try body(up, data, children)
+}
+
+/// Whether process `pid` is gone (or a zombie no longer running) within `seconds`.
+private func waitUntilGone(_ pid: pid_t, seconds: Double) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+        // The state follows the command's closing parenthesis: Z for a zombie.
+        if stat.split(separator: ")").last?.dropFirst().first == "Z" { return true }
+        usleep(20_000)
+    }
+    return false
+}
