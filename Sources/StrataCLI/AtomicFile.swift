@@ -20,21 +20,58 @@ enum AtomicFile {
         _ path: String, contents: [UInt8], mode: mode_t, replacing: Bool = true, creatingDirectory: Bool = false,
         synchronizing: Bool = true
     ) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        // Each directory created here is an entry in its parent, which must reach the disk too.
-        var created: [String] = []
-        if creatingDirectory, !directory.isEmpty {
-            var missing = directory
-            while !missing.isEmpty, missing != "/", !FileManager.default.fileExists(atPath: missing) {
-                created.append(missing)
-                missing = (missing as NSString).deletingLastPathComponent
-            }
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw CommandFailure.environment("cannot create \(directory): \(error.localizedDescription)")
+        let created = creatingDirectory ? try createDirectory(of: path) : []
+        try put(
+            path, contents: contents, mode: mode, replacing: replacing, synchronizing: synchronizing, created: created)
+    }
+
+    /// Rewrites `path` with what `contents` returns, calling it while this process holds an
+    /// exclusive `flock` on `PATH.lock` (made with mode 0600 and left in place): `contents`
+    /// reads the file and decides the new one. Without the lock, two processes adding to one
+    /// file both start from the same contents, and the later rename drops the other's addition.
+    static func update(
+        _ path: String, mode: mode_t, creatingDirectory: Bool = false, contents: () throws -> [UInt8]
+    ) throws {
+        let created = creatingDirectory ? try createDirectory(of: path) : []
+        let lockPath = path + ".lock"
+        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0 else {
+            throw CommandFailure.environment("cannot open \(lockPath): \(String(cString: strerror(errno)))")
+        }
+        // Closing the descriptor releases the lock, however this returns.
+        defer { close(lock) }
+        while flock(lock, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw CommandFailure.environment("cannot lock \(lockPath): \(String(cString: strerror(errno)))")
             }
         }
+        try put(path, contents: try contents(), mode: mode, replacing: true, synchronizing: true, created: created)
+    }
+
+    /// Creates the directory that holds `path`, and any missing above it; returns those it
+    /// created, deepest first, whose entries `put` syncs after the rename.
+    private static func createDirectory(of path: String) throws -> [String] {
+        let directory = (path as NSString).deletingLastPathComponent
+        guard !directory.isEmpty else { return [] }
+        var created: [String] = []
+        var missing = directory
+        while !missing.isEmpty, missing != "/", !FileManager.default.fileExists(atPath: missing) {
+            created.append(missing)
+            missing = (missing as NSString).deletingLastPathComponent
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw CommandFailure.environment("cannot create \(directory): \(error.localizedDescription)")
+        }
+        return created
+    }
+
+    /// The write itself, once the directories are there: `created` are those made for it.
+    private static func put(
+        _ path: String, contents: [UInt8], mode: mode_t, replacing: Bool, synchronizing: Bool, created: [String]
+    ) throws {
+        let directory = (path as NSString).deletingLastPathComponent
         let temporary = path + ".tmp-\(getpid())"
         // Only this process writes that name; one left by a killed process with the same id
         // (pid 1 in a container, every time) would otherwise block every later write.

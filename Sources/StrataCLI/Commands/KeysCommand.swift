@@ -16,7 +16,8 @@ enum KeysCommand {
         discussion: """
             The secret is 32 random bytes from libsodium, stored as 64 hex characters in the key file,
             which is created with mode 0600 (its directory too, if missing). Requests are signed with
-            HMAC-SHA256 under these 32 bytes.
+            HMAC-SHA256 under these 32 bytes. The file is read and replaced under a lock on FILE.lock
+            beside it, so keys made at once all stay, and an id is given out once.
 
             With --curve, the key also gets a CURVE key pair from libzmq ("curvePublic", "curveSecret",
             40 Z85 characters each), and the public key is printed on a second line. The first --curve
@@ -52,31 +53,38 @@ enum KeysCommand {
         }
 
         let path = configuration.keysFile
-        var file = KeyFile()
-        if let bytes = FileManager.default.contents(atPath: path) {
-            do {
-                file = try KeyFile(json: bytes)
-            } catch {
-                throw CommandFailure.environment("\(path): \(error)")
-            }
-        } else if FileManager.default.fileExists(atPath: path) {
-            throw CommandFailure.environment("cannot read the key file \(path)")
-        }
-        guard file.key(id) == nil else { throw CommandFailure.problem("a key named \(id) exists already in \(path)") }
-        // Once the service runs CURVE, a key without a pair could never connect.
-        let curve = arguments.flag("curve") || file.curveServerPublic != nil
+        var pair: CurveKeyPair?
         var createdServer: CurveKeyPair?
-        if curve && file.curveServerPublic == nil {
-            let server = try curveKeyPair()
-            try file.setCurveServer(publicKey: server.publicKey, secretKey: server.secretKey)
-            createdServer = server
+        // Read, checked and replaced under the file's lock, so that keys made at once all stay
+        // and an id is given out once.
+        try AtomicFile.update(path, mode: 0o600, creatingDirectory: true) {
+            var file = KeyFile()
+            if let bytes = FileManager.default.contents(atPath: path) {
+                do {
+                    file = try KeyFile(json: bytes)
+                } catch {
+                    throw CommandFailure.environment("\(path): \(error)")
+                }
+            } else if FileManager.default.fileExists(atPath: path) {
+                throw CommandFailure.environment("cannot read the key file \(path)")
+            }
+            guard file.key(id) == nil else {
+                throw CommandFailure.problem("a key named \(id) exists already in \(path)")
+            }
+            // Once the service runs CURVE, a key without a pair could never connect.
+            let curve = arguments.flag("curve") || file.curveServerPublic != nil
+            if curve && file.curveServerPublic == nil {
+                let server = try curveKeyPair()
+                try file.setCurveServer(publicKey: server.publicKey, secretKey: server.secretKey)
+                createdServer = server
+            }
+            pair = curve ? try curveKeyPair() : nil
+            try file.add(
+                KeyFile.Key(
+                    id: id, secret: randomSecret(), scopes: scopes, roles: roles, curvePublic: pair?.publicKey,
+                    curveSecret: pair?.secretKey))
+            return file.json
         }
-        let pair = curve ? try curveKeyPair() : nil
-        try file.add(
-            KeyFile.Key(
-                id: id, secret: randomSecret(), scopes: scopes, roles: roles, curvePublic: pair?.publicKey,
-                curveSecret: pair?.secretKey))
-        try writePrivateFile(path, contents: file.json)
         printLine(id)
         if let pair { printLine(pair.publicKey.z85) }
         if let createdServer {

@@ -1,0 +1,61 @@
+import Foundation
+import StrataCore
+import StrataTesting
+import Testing
+
+/// How `strata keys new` reads and rewrites a key file that others read and write too.
+@Suite("strata keys new: the key file")
+struct KeyFileWritingTests {
+    /// Every process reads, checks and replaces the file under one lock: none drops another's
+    /// key, and of those asking for one id, exactly one gets it.
+    @Test func keysMadeAtOnceAllStayAndAnIdIsGivenOutOnce() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.path + "/keys.json"
+            let ids = (1...20).map { "k\($0)" }
+            let distinct = ids.map { ["keys", "new", $0, "--scope", "history", "--data", dir.path] }
+            let same = Array(repeating: ["keys", "new", "same", "--scope", "history", "--data", dir.path], count: 10)
+            // Interleaved, so the repeated id races the others too.
+            let commands = zip(distinct.prefix(10), same).flatMap { [$0, $1] } + distinct.dropFirst(10)
+            let results = try strataAtOnce(commands)
+            for (command, result) in zip(commands, results) where command[2] != "same" {
+                #expect(result.exitCode == 0, "\(command): \(result.stderr)")
+            }
+            let sameResults = zip(commands, results).filter { $0.0[2] == "same" }.map(\.1)
+            #expect(sameResults.filter { $0.exitCode == 0 }.count == 1, "\(sameResults.map(\.stderr))")
+            #expect(sameResults.filter { $0.exitCode == 1 }.count == 9, "\(sameResults.map(\.stderr))")
+            for refused in sameResults where refused.exitCode == 1 {
+                #expect(refused.stderr.contains("a key named same exists already"), "\(refused.stderr)")
+            }
+            let file = try readKeyFile(path)
+            #expect(file.keys.map(\.id).sorted() == (ids + ["same"]).sorted())
+            #expect(try permissions(path) == 0o600)
+            #expect(try permissions(path + ".lock") == 0o600)
+        }
+    }
+}
+
+/// Starts one `strata` process for each of `commands`, all at once, and waits for every one:
+/// each one's exit code and standard error.
+func strataAtOnce(_ commands: [[String]]) throws -> [(exitCode: Int32, stderr: String)] {
+    let executable = ChildProcess.product("strata")
+    let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
+    var running: [(process: Process, err: Pipe)] = []
+    for arguments in commands {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        running.append((process, err))
+    }
+    return running.map { process, err in
+        // Each says a line at most: reading one to its end while the others run blocks none.
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stderr, as: UTF8.self))
+    }
+}
