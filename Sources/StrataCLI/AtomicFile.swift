@@ -9,6 +9,7 @@ import Foundation
 /// sees the old file or the new one, never a part. The directory is synced after the move:
 /// a rename lives in the directory, and until the directory reaches the disk a power cut can
 /// undo it, leaving the old file (a key file without the key just printed) or none at all.
+/// A path that is a symbolic link is written where the link leads, and the link stays.
 enum AtomicFile {
     /// Writes `contents` to `path` with exactly `mode` (the umask neither widens nor narrows
     /// it); with `creatingDirectory`, the directory too if it is missing (a data directory).
@@ -20,6 +21,7 @@ enum AtomicFile {
         _ path: String, contents: [UInt8], mode: mode_t, replacing: Bool = true, creatingDirectory: Bool = false,
         synchronizing: Bool = true
     ) throws {
+        let path = try following(path)
         let created = creatingDirectory ? try createDirectory(of: path) : []
         try put(
             path, contents: contents, mode: mode, replacing: replacing, synchronizing: synchronizing, created: created)
@@ -32,6 +34,7 @@ enum AtomicFile {
     static func update(
         _ path: String, mode: mode_t, creatingDirectory: Bool = false, contents: () throws -> [UInt8]
     ) throws {
+        let path = try following(path)
         let created = creatingDirectory ? try createDirectory(of: path) : []
         let lockPath = path + ".lock"
         let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -46,6 +49,23 @@ enum AtomicFile {
             }
         }
         try put(path, contents: try contents(), mode: mode, replacing: true, synchronizing: true, created: created)
+    }
+
+    /// `path`, or where it leads when it is a symbolic link, followed link by link (to a file
+    /// not made yet too): a rename over the link would replace it by a plain file, and what it
+    /// points at (a mounted secret, say) would silently go stale.
+    private static func following(_ path: String) throws -> String {
+        var current = path
+        // As many links as the kernel follows in one path (SYMLOOP_MAX on Linux).
+        for _ in 0..<40 {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else {
+                return current
+            }
+            // A relative target is relative to the link's own directory.
+            let directory = (current as NSString).deletingLastPathComponent
+            current = target.hasPrefix("/") || directory.isEmpty ? target : directory + "/" + target
+        }
+        throw CommandFailure.environment("cannot write \(path): too many levels of symbolic links")
     }
 
     /// Creates the directory that holds `path`, and any missing above it; returns those it

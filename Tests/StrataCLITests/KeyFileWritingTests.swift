@@ -32,6 +32,39 @@ struct KeyFileWritingTests {
             #expect(try permissions(path + ".lock") == 0o600)
         }
     }
+
+    /// A key file kept elsewhere (a mounted secret) and linked into the data directory: the
+    /// key goes into the file the link leads to, and the link stays a link.
+    @Test func aKeyFileThatIsALinkIsWrittenWhereItLeads() throws {
+        try withTemporaryDirectory { dir in
+            let secrets = dir.path + "/secrets"
+            try strata(["keys", "new", "first", "--scope", "commands", "--data", secrets], expecting: 0)
+            let data = dir.path + "/data"
+            try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+            let link = data + "/keys.json"
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "../secrets/keys.json")
+            try strata(["keys", "new", "second", "--scope", "history", "--data", data], expecting: 0)
+            let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: link)
+            #expect(destination == "../secrets/keys.json", "the link stays a link")
+            #expect(try readKeyFile(secrets + "/keys.json").keys.map(\.id) == ["first", "second"])
+            #expect(try permissions(secrets + "/keys.json") == 0o600)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: data) == ["keys.json"])
+        }
+    }
+
+    /// A link to a key file not made yet: the first key makes the file where the link leads.
+    @Test func aLinkToNoFileYetMakesTheFileWhereItLeads() throws {
+        try withTemporaryDirectory { dir in
+            let secrets = dir.path + "/secrets"
+            try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+            let link = dir.path + "/keys.json"
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: secrets + "/keys.json")
+            try strata(["keys", "new", "first", "--scope", "commands", "--keys", link], expecting: 0)
+            let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: link)
+            #expect(destination == secrets + "/keys.json", "the link stays a link")
+            #expect(try readKeyFile(secrets + "/keys.json").keys.map(\.id) == ["first"])
+        }
+    }
 }
 
 /// Starts one `strata` process for each of `commands`, all at once, and waits for every one:
