@@ -111,7 +111,8 @@ public struct KeyFile: Sendable, Equatable {
         keys.append(key)
     }
 
-    /// Reads the file's JSON, refusing anything malformed with a message naming the problem.
+    /// Reads the file's JSON, refusing anything malformed or unknown with a message naming the
+    /// problem.
     public init(json bytes: some Collection<UInt8>) throws(KeyFileError) {
         let document: JSONValue
         do {
@@ -120,11 +121,13 @@ public struct KeyFile: Sendable, Equatable {
             throw KeyFileError("the key file is not valid JSON: \(error)")
         }
         guard let list = document["keys"]?.arrayValue else { throw KeyFileError("the key file needs a \"keys\" array") }
+        try Self.refuseUnknownMembers(of: document, known: Self.fileMembers, in: nil)
         var file = KeyFile()
         if let server = document["curveServer"] {
             guard case .object = server,
                 let publicKey = try Self.curveKey(server["public"], "curveServer", "public")
             else { throw KeyFileError("\"curveServer\" must be an object with a \"public\" key") }
+            try Self.refuseUnknownMembers(of: server, known: Self.serverMembers, in: "curveServer")
             try file.setCurveServer(
                 publicKey: publicKey, secretKey: try Self.curveKey(server["secret"], "curveServer", "secret"))
         }
@@ -149,6 +152,7 @@ public struct KeyFile: Sendable, Equatable {
                 }
                 roles = items.compactMap(\.stringValue)
             }
+            try Self.refuseUnknownMembers(of: entry, known: Self.keyMembers, in: "key \(id)")
             try file.add(
                 Key(
                     id: id, secret: secret, scopes: scopes, roles: roles,
@@ -156,6 +160,26 @@ public struct KeyFile: Sendable, Equatable {
                     curveSecret: try Self.curveKey(entry["curveSecret"], "key \(id)", "curveSecret")))
         }
         self = file
+    }
+
+    /// The members each object of the file may have: all that `json` writes, no more. Any other
+    /// is refused rather than ignored: a misspelt `"role"` would leave its key acting for every
+    /// role, and `keys new` would drop it when it rewrites the file.
+    private static let fileMembers: Set<String> = ["curveServer", "keys"]
+    private static let serverMembers: Set<String> = ["public", "secret"]
+    private static let keyMembers: Set<String> = ["curvePublic", "curveSecret", "id", "roles", "scopes", "secret"]
+
+    /// Refuses the first member of `object` (in sorted order) that is not one of `known`,
+    /// naming it and `owner` (the key, or `curveServer`; nil for the file itself).
+    private static func refuseUnknownMembers(
+        of object: JSONValue, known: Set<String>, in owner: String?
+    ) throws(KeyFileError) {
+        guard let unknown = (object.objectValue ?? [:]).keys.sorted().first(where: { !known.contains($0) }) else {
+            return
+        }
+        throw KeyFileError(
+            (owner.map { "\($0): " } ?? "")
+                + "unknown member '\(unknown)' (known: \(known.sorted().joined(separator: ", ")))")
     }
 
     /// A member holding a CURVE key as 40 Z85 characters; nil when the member is absent.

@@ -65,7 +65,52 @@ struct KeyFileWritingTests {
             #expect(try readKeyFile(secrets + "/keys.json").keys.map(\.id) == ["first"])
         }
     }
+
+    /// A misspelt member would leave its key wider than meant (`"role"` narrows nothing) and
+    /// be dropped by the next rewrite: every command reading the file refuses it, naming it.
+    @Test func anUnknownMemberIsRefusedByEveryReaderAndTheFileIsLeftAsItIs() throws {
+        try withTemporaryDirectory { dir in
+            try strata(["keys", "new", "agents", "--scope", "commands", "--data", dir.path], expecting: 0)
+            let path = dir.path + "/keys.json"
+            let made = try String(contentsOfFile: path, encoding: .utf8)
+            let misspelt = made.replacingOccurrences(of: #""id":"agents","#, with: #""id":"agents","role":["AGENT"],"#)
+            try #require(misspelt != made)
+            try writeText(misspelt, to: path)
+            let message = "\(path): key agents: unknown member 'role' "
+                + "(known: curvePublic, curveSecret, id, roles, scopes, secret)"
+            let added = try strata(["keys", "new", "other", "--scope", "history", "--data", dir.path], expecting: 2)
+            #expect(added.stderr == "strata keys new: \(message)\n")
+            // With an endpoint it cannot bind, so a serve that took the file would end, not run on.
+            let any = "tcp://127.0.0.1:*"
+            let served = try strata(
+                ["serve", "--data", dir.path, "--commands", any, "--events", any, "--history", "none://"], expecting: 2)
+            #expect(served.stderr.contains(message), "\(served.stderr)")
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == misspelt)
+            #expect(!FileManager.default.fileExists(atPath: dir.path + "/events.db"))
+        }
+    }
+
+    /// The same at the top of the file and in the service's CURVE pair.
+    @Test(arguments: [
+        (#"{"keys":[],"key":[]}"#, "unknown member 'key' (known: curveServer, keys)"),
+        (
+            #"{"curveServer":{"public":"\#(serverPublic)","Secret":"x"},"keys":[]}"#,
+            "curveServer: unknown member 'Secret' (known: public, secret)"
+        ),
+    ])
+    func unknownMembersElsewhereAreRefusedToo(_ json: String, _ message: String) throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.path + "/keys.json"
+            try writeText(json, to: path)
+            let result = try strata(["keys", "new", "svc", "--scope", "history", "--data", dir.path], expecting: 2)
+            #expect(result.stderr == "strata keys new: \(path): \(message)\n")
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == json)
+        }
+    }
 }
+
+/// The server public key of libzmq's own CURVE documentation (zmq_curve(7)).
+private let serverPublic = "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7"
 
 /// Starts one `strata` process for each of `commands`, all at once, and waits for every one:
 /// each one's exit code and standard error.

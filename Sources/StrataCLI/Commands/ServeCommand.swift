@@ -52,9 +52,9 @@ enum ServeCommand {
 
             Exit codes: 0 stopped cleanly, 1 the store is held by another writer, is damaged, does not
             match its last signed checkpoint, or the service failed, 2 usage or environment (no key
-            file, a checkpoint key that is malformed or readable by others, an endpoint that cannot be
-            bound, a key file with the CURVE server's public key but not its secret, a metrics file
-            that cannot be written).
+            file, one that is malformed or holds an unknown member, a checkpoint key that is malformed
+            or readable by others, an endpoint that cannot be bound, a key file with the CURVE
+            server's public key but not its secret, a metrics file that cannot be written).
             """)
 
     static let subcommand = Subcommand(spec: spec, stopsOnSignals: true) { arguments, environment in
