@@ -47,9 +47,21 @@ enum CheckpointKeyFile {
         }
     }
 
-    /// Makes a new key pair and writes both files. The key file is linked into place only
-    /// if no file has its name, so an existing key is never replaced (exit 1).
+    /// Makes a new key pair and writes both files. Each is linked into place only if no file
+    /// has its name, so an existing key is never replaced (exit 1), nor the public key the data
+    /// directory trusts: `verify` checks the store's checkpoints against it and `serve` refuses
+    /// a key that is not its pair, wherever the key file lives. A new key elsewhere
+    /// (`--checkpoint-key`) replacing it made every checkpoint signed so far UNTRUSTED_KEY.
     static func create(keyPath: String, publicKeyPath: String) throws -> CheckpointKey {
+        if FileManager.default.fileExists(atPath: publicKeyPath) {
+            let trusted = FileManager.default.contents(atPath: publicKeyPath).flatMap {
+                CheckpointKey.publicKey(fromText: String(decoding: $0, as: UTF8.self))
+            }
+            throw CommandFailure.problem(
+                "\(publicKeyPath) holds \(trusted.map { "the public key " + Hex.encode($0) } ?? "a public key"), "
+                    + "which verify trusts for this store's checkpoints; a new key at \(keyPath) would not be its "
+                    + "pair, so neither is written (to trust a new key on purpose, remove \(publicKeyPath) first)")
+        }
         let key: CheckpointKey
         do {
             key = try CheckpointKey.generate()
@@ -58,7 +70,8 @@ enum CheckpointKeyFile {
         }
         try AtomicFile.write(keyPath, contents: key.json, mode: 0o600, replacing: false, creatingDirectory: true)
         try AtomicFile.write(
-            publicKeyPath, contents: Array(key.publicKeyLine.utf8), mode: 0o644, creatingDirectory: true)
+            publicKeyPath, contents: Array(key.publicKeyLine.utf8), mode: 0o644, replacing: false,
+            creatingDirectory: true)
         return key
     }
 

@@ -40,12 +40,15 @@ struct KeysCheckpointTests {
                 ["keys", "checkpoint", "--data", dir.path + "/data", "--checkpoint-key", keyPath], expecting: 0)
             #expect(try permissions(keyPath) == 0o600)
             #expect(try String(contentsOfFile: dir.path + "/data/checkpoint.pub", encoding: .utf8) == flag.stdout)
+            // Another data directory: this one's checkpoint.pub is never replaced.
             let viaEnv = dir.path + "/env.key"
-            try strata(
-                ["keys", "checkpoint", "--data", dir.path + "/data"], environment: ["STRATA_CHECKPOINT_KEY": viaEnv],
+            let env = try strata(
+                ["keys", "checkpoint", "--data", dir.path + "/other"], environment: ["STRATA_CHECKPOINT_KEY": viaEnv],
                 expecting: 0)
             #expect(try permissions(viaEnv) == 0o600)
+            #expect(try String(contentsOfFile: dir.path + "/other/checkpoint.pub", encoding: .utf8) == env.stdout)
             #expect(!FileManager.default.fileExists(atPath: dir.path + "/data/checkpoint.key"))
+            #expect(!FileManager.default.fileExists(atPath: dir.path + "/other/checkpoint.key"))
         }
     }
 }
@@ -62,6 +65,28 @@ struct VerifyCheckpointTests {
         let hash = try #require(try store.hash(at: 1))
         try store.appendCheckpoint(key.sign(position: 1, hash: hash, signedAt: "2026-11-20T10:00:00.000Z"))
         return (key, hash)
+    }
+
+    /// A new key made elsewhere would replace the public key the store's checkpoints were
+    /// signed with, and verify would then find them UNTRUSTED_KEY: refused, naming both keys.
+    @Test func aNewKeyElsewhereLeavesTheTrustedPublicKeyAsItIs() throws {
+        try withTemporaryDirectory { dir in
+            let (key, _) = try signedStore(dir)
+            let publicPath = dir.path + "/checkpoint.pub"
+            let trusted = try String(contentsOfFile: publicPath, encoding: .utf8)
+            let other = dir.path + "/elsewhere/checkpoint.key"
+            let refused = try strata(
+                ["keys", "checkpoint", "--data", dir.path, "--checkpoint-key", other], expecting: 1)
+            #expect(
+                refused.stderr
+                    == "strata keys checkpoint: \(publicPath) holds the public key \(key.publicKeyHex), which verify "
+                    + "trusts for this store's checkpoints; a new key at \(other) would not be its pair, so neither "
+                    + "is written (to trust a new key on purpose, remove \(publicPath) first)\n")
+            #expect(refused.stdout.isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: other))
+            #expect(try String(contentsOfFile: publicPath, encoding: .utf8) == trusted)
+            try strata(["verify", "--data", dir.path], expecting: 0)
+        }
     }
 
     @Test func reportsTheCheckpointsAndTheKeyItTrusted() throws {

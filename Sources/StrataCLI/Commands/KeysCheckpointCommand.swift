@@ -11,11 +11,13 @@ enum KeysCheckpointCommand {
         discussion: """
             Writes the key pair to DATA/checkpoint.key (mode 0600; JSON with "publicKey" and
             "secretKey" in hex) and the public key alone to DATA/checkpoint.pub (mode 0644), which is
-            what auditors keep and `strata verify` trusts by default. `strata serve` creates the pair
-            itself on its first start; this command makes it beforehand, or a new one on purpose.
+            what auditors keep and `strata verify` trusts by default, wherever the key file is.
+            `strata serve` creates the pair itself on its first start; this command makes it
+            beforehand, or a new one on purpose: remove DATA/checkpoint.pub first, since the public key
+            the store's checkpoints were signed with is never replaced silently.
 
-            Exit codes: 0 created, 1 a key file exists already (it is left as it is), 2 usage or
-            environment.
+            Exit codes: 0 created, 1 the key file or DATA/checkpoint.pub exists already (both are left
+            as they are), 2 usage or environment.
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
