@@ -94,8 +94,9 @@ enum AtomicFile {
         let directory = (path as NSString).deletingLastPathComponent
         let temporary = path + ".tmp-\(getpid())"
         // Only this process writes that name; one left by a killed process with the same id
-        // (pid 1 in a container, every time) would otherwise block every later write.
-        if replacing { unlink(temporary) }
+        // (pid 1 in a container, every time) would otherwise block every later write, in either
+        // mode: the temporary file is made afresh before the rename or the link.
+        unlink(temporary)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw CommandFailure.environment("cannot write \(temporary): \(String(cString: strerror(errno)))")

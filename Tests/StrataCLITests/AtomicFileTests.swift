@@ -1,3 +1,4 @@
+import EventStore
 import Foundation
 import StrataTesting
 import Testing
@@ -5,6 +6,7 @@ import Testing
 /// Files the command line writes whole reach the disk before it returns: the file, then the
 /// directory that holds its new name, then the entries of directories it created. Seen
 /// through the system calls themselves (strace), since only a power cut could show it otherwise.
+/// A temporary file a killed run left behind never stops the next write.
 @Suite("Files written whole")
 struct AtomicFileTests {
     @Test func aNewKeyFileAndTheDirectoriesMadeForItAreSynced() throws {
@@ -32,14 +34,40 @@ struct AtomicFileTests {
         }
     }
 
+    /// A temporary file left by a killed run whose process id comes round again (pid 1 in a
+    /// container, every time) has this run's own name: it is replaced, not a reason to fail.
+    /// A test cannot choose its child's id, so strace makes getpid answer the one left behind.
+    @Test func aTemporaryFileLeftUnderTheSameProcessIdIsReplaced() throws {
+        try withTemporaryDirectory { dir in
+            let pid = 4242
+            let left = ["checkpoint.key", "checkpoint.pub"].map { dir.path + "/\($0).tmp-\(pid)" }
+            for path in left { try writeText("left by a killed run", to: path) }
+            let result = try ChildProcess.run(
+                URL(fileURLWithPath: try strace()),
+                ["-f", "-qq", "-o", "/dev/null", "-e", "trace=getpid", "-e", "inject=getpid:retval=\(pid)",
+                 ChildProcess.product("strata").path, "keys", "checkpoint", "--data", dir.path])
+            #expect(result.exitCode == 0, "\(result.stderr)")
+            let made = try #require(FileManager.default.contents(atPath: dir.path + "/checkpoint.key"))
+            let key = try CheckpointKey(json: made)
+            #expect(result.stdout == key.publicKeyHex + "\n")
+            #expect(try String(contentsOfFile: dir.path + "/checkpoint.pub", encoding: .utf8) == key.publicKeyLine)
+            for path in left { #expect(!FileManager.default.fileExists(atPath: path), "\(path) is gone") }
+        }
+    }
+
+    /// strace, which these tests watch and steer the command line with.
+    private func strace() throws -> String {
+        let path = "/usr/bin/strace"
+        try #require(
+            FileManager.default.isExecutableFile(atPath: path), "strace is installed by scripts/bootstrap --test")
+        return path
+    }
+
     /// The system calls that write and move files, one line each, of `strata arguments`.
     private func systemCalls(of arguments: [String], in dir: URL) throws -> [String] {
-        let strace = "/usr/bin/strace"
-        try #require(
-            FileManager.default.isExecutableFile(atPath: strace), "strace is installed by scripts/bootstrap --test")
         let trace = dir.path + "/trace"
         let result = try ChildProcess.run(
-            URL(fileURLWithPath: strace),
+            URL(fileURLWithPath: try strace()),
             ["-f", "-qq", "-o", trace, "-e", "trace=openat,fsync,rename,renameat,renameat2,link,linkat",
              ChildProcess.product("strata").path] + arguments)
         #expect(result.exitCode == 0, "strace strata \(arguments): \(result.stderr)")
