@@ -23,8 +23,9 @@ enum SendCommand {
             When the key file holds the service's CURVE key ("curveServer"), the connection is encrypted
             with CURVE, presenting the key's own CURVE pair, which it must then have.
 
-            Exit codes: 0 every command accepted, 1 at least one refused, 2 usage or environment (no
-            such key, a key without a CURVE pair the key file asks for, no reply within --timeout).
+            Exit codes: 0 every command accepted, 1 at least one refused, 2 usage or environment (input
+            that cannot be read, no such key, a key without a CURVE pair the key file asks for, no reply
+            within --timeout).
             """)
 
     /// Commands sent ahead of their replies.
@@ -42,16 +43,16 @@ enum SendCommand {
         }
         let signing = try configuration.signingKey(key, in: keys)
         let source = arguments.positionals.first ?? "-"
-        let input: Data
+        let input: [UInt8]
         if source == "-" {
-            input = FileHandle.standardInput.readDataToEndOfFile()
+            input = try readStandardInput()
         } else {
             guard let data = FileManager.default.contents(atPath: source) else {
                 throw CommandFailure.environment("cannot read \(source)")
             }
-            input = data
+            input = Array(data)
         }
-        let bodies = lines(of: Array(input))
+        let bodies = lines(of: input)
 
         let context = try ZMQContext()
         let client = try SignedClient(
@@ -95,6 +96,23 @@ enum SendCommand {
                 answered += 1
                 onReply(current)
                 reply = try client.receive(timeoutMilliseconds: 0)
+            }
+        }
+    }
+
+    /// Standard input to its end. Read with read(2), since FileHandle's reading ends the process
+    /// on an error, such as a closed descriptor or a directory given as input.
+    static func readStandardInput() throws(CommandFailure) -> [UInt8] {
+        var input: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            if count > 0 {
+                input += buffer[..<count]
+            } else if count == 0 {
+                return input
+            } else if errno != EINTR {
+                throw CommandFailure.environment("cannot read standard input: \(String(cString: strerror(errno)))")
             }
         }
     }

@@ -1,0 +1,34 @@
+import Foundation
+import StrataCore
+import StrataTesting
+import Testing
+
+// `strata send` and `strata forget` where no service is needed: their input, the endpoint and
+// the key, each a usage or environment error (exit 2) found before anything is sent.
+
+/// Runs `strata ARGUMENTS` through the shell, with `redirection` (`< "$DIR"`, `<&-`) applied
+/// to it and `DIR` set to `directory`.
+private func strataRedirected(_ arguments: [String], _ redirection: String, directory: URL) throws
+    -> ChildProcess.Result
+{
+    try ChildProcess.run(
+        URL(fileURLWithPath: "/bin/sh"),
+        ["-c", "exec \"$@\" \(redirection)", "sh", ChildProcess.product("strata").path] + arguments,
+        environment: ["DIR": directory.path])
+}
+
+@Suite("strata send and forget, before sending")
+struct SendCommandTests {
+    /// Standard input that cannot be read (a directory, or closed) is named, not a crash.
+    @Test(arguments: [("< \"$DIR\"", "Is a directory"), ("<&-", "Bad file descriptor")])
+    func unreadableStandardInputIsAnEnvironmentError(_ redirection: String, _ reason: String) throws {
+        try withTemporaryDirectory { dir in
+            try strata(["keys", "new", "k", "--scope", "commands", "--data", dir.path], expecting: 0)
+            let result = try strataRedirected(
+                ["send", "-", "--data", dir.path, "--key", "k"], redirection, directory: dir)
+            #expect(result.exitCode == 2, "\(result.stderr)")
+            #expect(result.stderr == "strata send: cannot read standard input: \(reason)\n")
+            #expect(result.stdout.isEmpty)
+        }
+    }
+}
