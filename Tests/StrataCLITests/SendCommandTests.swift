@@ -31,4 +31,18 @@ struct SendCommandTests {
             #expect(result.stdout.isEmpty)
         }
     }
+
+    /// An endpoint libzmq cannot connect to is the user's to fix, named as such.
+    @Test(arguments: [["send", "-"], ["forget", "--subject", "acct-1", "--reason", "request", "--actor", "admin-1"]])
+    func anEndpointThatCannotBeConnectedToIsAnEnvironmentError(_ command: [String]) throws {
+        try withTemporaryDirectory { dir in
+            try strata(["keys", "new", "k", "--scope", "commands", "--data", dir.path], expecting: 0)
+            let result = try strata(
+                command + ["--data", dir.path, "--key", "k", "--commands", "garbage"], expecting: 2)
+            #expect(
+                result.stderr.hasPrefix("strata \(command[0]): cannot connect to the commands endpoint garbage: "),
+                "\(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+    }
 }

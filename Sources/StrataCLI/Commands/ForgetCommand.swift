@@ -28,7 +28,8 @@ enum ForgetCommand {
             than one is refused (INVALID AMBIGUOUS_SUBJECT). An unknown subject is NOT_FOUND, a subject
             erased already REJECTED ALREADY_ERASED, and an actor who is not an approved admin FORBIDDEN.
 
-            Exit codes: 0 erased, 1 refused, 2 usage or environment (no such key, no reply).
+            Exit codes: 0 erased, 1 refused, 2 usage or environment (no such key, an endpoint that cannot
+            be connected to, no reply).
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
@@ -54,8 +55,7 @@ enum ForgetCommand {
         }
         let signing = try configuration.signingKey(key, in: keys)
         let context = try ZMQContext()
-        let client = try SignedClient(
-            context, endpoint: configuration.commandsEndpoint, keyId: key.id, secret: key.secret, curve: signing.curve)
+        let client = try SendCommand.connect(context, to: configuration.commandsEndpoint, signing: signing)
         defer { client.close() }
         var accepted = false
         try SendCommand.pipeline(

@@ -24,8 +24,8 @@ enum SendCommand {
             with CURVE, presenting the key's own CURVE pair, which it must then have.
 
             Exit codes: 0 every command accepted, 1 at least one refused, 2 usage or environment (input
-            that cannot be read, no such key, a key without a CURVE pair the key file asks for, no reply
-            within --timeout).
+            that cannot be read, no such key, a key without a CURVE pair the key file asks for, an
+            endpoint that cannot be connected to, no reply within --timeout).
             """)
 
     /// Commands sent ahead of their replies.
@@ -55,8 +55,7 @@ enum SendCommand {
         let bodies = lines(of: input)
 
         let context = try ZMQContext()
-        let client = try SignedClient(
-            context, endpoint: configuration.commandsEndpoint, keyId: key.id, secret: key.secret, curve: signing.curve)
+        let client = try connect(context, to: configuration.commandsEndpoint, signing: signing)
         defer { client.close() }
 
         var refused = 0
@@ -69,6 +68,19 @@ enum SendCommand {
             write(String(decoding: reply, as: UTF8.self) + "\n", to: .standardOutput)
         }
         return refused == 0 ? 0 : 1
+    }
+
+    /// A client on the commands endpoint. libzmq refuses at once an endpoint it cannot read or a
+    /// transport it lacks: a setting to fix (exit 2), not a problem the operation found.
+    static func connect(_ context: ZMQContext, to endpoint: String, signing: SigningKey) throws(CommandFailure)
+        -> SignedClient
+    {
+        do throws(ZMQError) {
+            return try SignedClient(
+                context, endpoint: endpoint, keyId: signing.key.id, secret: signing.key.secret, curve: signing.curve)
+        } catch {
+            throw CommandFailure.environment("cannot connect to the commands endpoint \(endpoint): \(error)")
+        }
     }
 
     /// Sends `bodies` pipelined (up to `window` ahead of their replies) and hands each
