@@ -1,4 +1,5 @@
 import Bus
+import CommandService
 import Foundation
 import StrataCore
 
@@ -19,6 +20,9 @@ enum SendCommand {
 
             Lines are signed with the key named by --key (or STRATA_KEY) from the key file, and sent
             pipelined; replies come back in the order sent, one JSON line each, on standard output.
+            A line over 1 MiB (1,048,576 bytes), which the service may drop unanswered, is not sent: in
+            its place comes the service's reply to a body too large (TOO_LARGE BODY_TOO_LARGE, no id),
+            and it counts as refused. So there is always one reply line per line, in input order.
 
             When the key file holds the service's CURVE key ("curveServer"), the connection is encrypted
             with CURVE, presenting the key's own CURVE pair, which it must then have.
@@ -83,19 +87,44 @@ enum SendCommand {
         }
     }
 
+    /// The largest body sent. The service answers every body up to 1 MiB (TOO_LARGE when over
+    /// its limit) but may drop a larger one unanswered; every later reply would then be printed
+    /// as the answer to the line before its own.
+    static let largestBody = 1024 * 1024
+
     /// Sends `bodies` pipelined (up to `window` ahead of their replies) and hands each
-    /// reply to `onReply`, in the order sent.
+    /// reply to `onReply`, in the order of `bodies`. A body over `largestBody` is not sent: its
+    /// reply, in its place, is the refusal the service gives a body too large, without an id
+    /// as the service's has none (it does not read the body).
     static func pipeline(
         _ bodies: [[UInt8]], through client: SignedClient, timeoutSeconds: Int64, endpoint: String, curve: Bool = false,
         onReply: ([UInt8]) -> Void
     ) throws {
+        // Bodies sent or refused here, those whose reply was handed on, and those sent whose
+        // reply has not come; the service answers in the order sent.
         var sent = 0
         var answered = 0
+        var awaited = 0
+        func passRefusedHere() {
+            while answered < sent, bodies[answered].count > largestBody {
+                let error = StrataError(
+                    .tooLarge, reason: "BODY_TOO_LARGE",
+                    "the body has \(bodies[answered].count) bytes; strata send sends none over \(largestBody), "
+                        + "which the service may drop unanswered")
+                onReply(CommandReply.refused(id: nil, duplicate: false, error: error).json)
+                answered += 1
+            }
+        }
         while answered < bodies.count {
-            while sent < bodies.count && sent - answered < window {
-                try client.send(bodies[sent])
+            while sent < bodies.count && awaited < window {
+                if bodies[sent].count <= largestBody {
+                    try client.send(bodies[sent])
+                    awaited += 1
+                }
                 sent += 1
             }
+            passRefusedHere()
+            if answered == bodies.count { break }
             // Wait for one reply, then take every other one already here.
             var reply = try client.receive(timeoutMilliseconds: Int(timeoutSeconds) * 1000)
             guard reply != nil else {
@@ -106,7 +135,9 @@ enum SendCommand {
             }
             while let current = reply {
                 answered += 1
+                awaited -= 1
                 onReply(current)
+                passRefusedHere()
                 reply = try client.receive(timeoutMilliseconds: 0)
             }
         }

@@ -1,0 +1,49 @@
+import Foundation
+import StrataCore
+import StrataTesting
+import Testing
+
+// `strata send` against a real service: one reply line per input line, in input order, even
+// when the service would answer a line with nothing.
+
+/// An agent registering itself, as one line of `strata send` input.
+private func registration(_ n: Int) -> String {
+    #"{"id":"send-\#(n)","type":"RegisterUser","actor":"send-agent-\#(n)","payload":"#
+        + #"{"userId":"send-agent-\#(n)","username":"sender\#(n)","email":"send\#(n)@example.com","role":"AGENT"}}"#
+}
+
+/// A command body of about `bytes` bytes.
+private func padded(_ id: String, bytes: Int) -> String {
+    #"{"id":"\#(id)","type":"RegisterUser","actor":"a","payload":{"pad":"\#(String(repeating: "x", count: bytes))"}}"#
+}
+
+@Suite struct SendProcessTests {
+    /// A line over 1 MiB, which the service may drop unanswered, is refused by `send` itself,
+    /// with the reply the service gives a body too large, in that line's place.
+    @Test func aLineOverOneMebibyteIsRefusedInItsPlaceWithoutBeingSent() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-send-large")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let service = try ServiceProcess(dataDirectory: data)
+        let lines = [
+            registration(1), padded("huge", bytes: 1_100_000), registration(2), padded("large", bytes: 100_000),
+            registration(3), padded("last", bytes: 2_000_000),
+        ]
+        let result = try ChildProcess.strata(
+            ["send", "-", "--data", data.path, "--key", ServiceProcess.Keys.service, "--commands", service.commands]
+                + ["--timeout", "10"],
+            stdin: lines.joined(separator: "\n") + "\n")
+        #expect(result.exitCode == 1, "\(result.stderr)")
+        let replies = try result.stdout.split(separator: "\n").map { try JSONParser.parse(Array($0.utf8)) }
+        try #require(replies.count == 6, "one reply a line: \(result.stdout)\(result.stderr)")
+        #expect(replies.map { $0["id"]?.stringValue } == ["send-1", nil, "send-2", nil, "send-3", nil])
+        #expect(replies.map { $0["ok"] } == [true, false, true, false, true, false])
+        // The service's answer to a body too large (line 4) and send's own (lines 2 and 6) have one shape.
+        for reply in [replies[1], replies[3], replies[5]] {
+            #expect(reply.objectValue.map { Set($0.keys) } == ["error", "ok"], "\(reply)")
+            #expect(reply["error"]?["code"] == "TOO_LARGE" && reply["error"]?["reason"] == "BODY_TOO_LARGE")
+        }
+        #expect(replies[1]["error"]?["message"]?.stringValue?.contains("1048576") == true, "\(replies[1])")
+        #expect(service.stop() == 0)
+    }
+}
