@@ -488,6 +488,32 @@ private func awaitProjections(data: URL, timeout: TimeInterval = 60) throws {
         #expect(takenByNewcomer["error"]?["reason"] == "EMAIL_TAKEN", "\(takenByNewcomer)")
         #expect(try strataOutput(["verify"], data: data).contains("intact"))
     }
+
+    /// A subject id of up to 64 characters gets a command id within the 64 allowed.
+    @Test func forgetErasesASubjectWithALongId() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-erasure-long-id")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let service = try ServiceProcess(dataDirectory: data)
+        defer { service.stop() }
+        let user = "long-" + String(repeating: "0123456789", count: 5) + "abcde"
+        try #require(user.count == 60)
+        try System.send(
+            [
+                body(
+                    "register-long", "RegisterUser", actor: user,
+                    ["userId": .string(user), "username": "longid", "email": "long@example.com", "role": "AGENT"])
+            ],
+            endpoint: service.commands, secret: try service.secret(of: ServiceProcess.Keys.service),
+            context: try ZMQContext())
+
+        let erasure = try forget(user, kind: "USER", data: data, commands: service.commands)
+        #expect(erasure.exitCode == 0, "\(erasure.reply)")
+        #expect(erasure.reply["events"]?.arrayValue?.first?["stream"] == .string("user-\(user)"))
+        let id = try #require(erasure.reply["id"]?.stringValue)
+        #expect(id.count <= 64 && id.hasPrefix("forget-long-0123"), "\(id)")
+        #expect(service.stop() == 0)
+    }
 }
 
 extension ServiceProcess {

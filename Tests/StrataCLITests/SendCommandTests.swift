@@ -45,4 +45,17 @@ struct SendCommandTests {
             #expect(result.stdout.isEmpty)
         }
     }
+
+    /// The subject is an id: one the service would refuse is a usage error, found before sending.
+    @Test(arguments: ["acct 1", "acct/1", String(repeating: "a", count: 65)])
+    func forgetChecksTheSubjectId(_ subject: String) throws {
+        try withTemporaryDirectory { dir in
+            try strata(["keys", "new", "k", "--scope", "commands", "--data", dir.path], expecting: 0)
+            let result = try strata(
+                ["forget", "--subject", subject, "--reason", "request", "--actor", "admin-1", "--data", dir.path]
+                    + ["--key", "k", "--commands", "tcp://127.0.0.1:1", "--timeout", "1"],
+                expecting: 2)
+            #expect(result.stderr == "strata forget: --subject must be 1–64 characters of [A-Za-z0-9_-]\n")
+        }
+    }
 }

@@ -14,7 +14,8 @@ enum ForgetCommand {
             OptionSpec("reason", value: "TEXT", help: "Why (recorded in the event and the audit log)."),
             OptionSpec("actor", value: "ADMIN", help: "The approved admin who erases."),
             OptionSpec(
-                "id", value: "COMMAND_ID", help: "The command id (default: forget-SUBJECT- and a random suffix)."),
+                "id", value: "COMMAND_ID",
+                help: "The command id (default: forget-SUBJECT- and 8 random hex digits, within 64 characters)."),
             OptionSpec("timeout", value: "SECONDS", help: "How long to wait for the reply (default 30)."),
         ],
         discussion: """
@@ -39,12 +40,15 @@ enum ForgetCommand {
         else {
             throw UsageError("--subject, --reason and --actor are all required")
         }
+        guard Identifier.isValid(subject) else {
+            throw UsageError("--subject must be 1–64 characters of [A-Za-z0-9_-]")
+        }
         guard let keyId = configuration.key else {
             throw UsageError("name the key to sign with: --key ID (or STRATA_KEY)")
         }
         var payload: [String: JSONValue] = ["subjectId": .string(subject), "reason": .string(reason)]
         if let kind = arguments.value("kind") { payload["kind"] = .string(kind.uppercased()) }
-        let commandId = arguments.value("id") ?? "forget-\(String(subject.prefix(64)))-\(randomSuffix())"
+        let commandId = arguments.value("id") ?? defaultCommandId(subject)
         let body = CanonicalJSON.bytes(
             ["id": .string(commandId), "type": "EraseSubject", "actor": .string(actor), "payload": .object(payload)])
         let timeoutSeconds = try arguments.integer("timeout", in: 1...86_400) ?? 30
@@ -68,9 +72,12 @@ enum ForgetCommand {
         return accepted ? 0 : 1
     }
 
-    /// Eight random hex digits, so that running `forget` again is a new command (refused as
-    /// ALREADY_ERASED) rather than a retry answered from the journal.
-    private static func randomSuffix() -> String {
-        String(UInt32.random(in: 0...UInt32.max), radix: 16)
+    /// `forget-SUBJECT-` and eight random hex digits, so that running `forget` again is a new
+    /// command (refused as ALREADY_ERASED) rather than a retry answered from the journal. The
+    /// subject is cut short to keep the id within the 64 characters a command id may have.
+    static func defaultCommandId(_ subject: String) -> String {
+        let random = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        let suffix = "-" + String(repeating: "0", count: 8 - random.count) + random
+        return "forget-" + subject.prefix(Identifier.maximumLength - "forget-".count - suffix.count) + suffix
     }
 }
