@@ -1,3 +1,5 @@
+import CommandService
+import Domain
 import EventStore
 import Foundation
 import StrataCore
@@ -290,6 +292,34 @@ struct AdminBootstrapTests {
             let result = try strata(["admin", "bootstrap", "--data", dir.path] + options, expecting: 2)
             #expect(!result.stderr.isEmpty)
             #expect(!FileManager.default.fileExists(atPath: dir.path + "/events.db"))
+        }
+    }
+
+    /// Usernames are unique regardless of case, as the domain has them: an agent's name in
+    /// another case is taken.
+    @Test func aUsernameTakenInAnotherCaseIsRefused() throws {
+        try withTemporaryDirectory { dir in
+            do {
+                let store = try SQLiteEventStore(path: dir.path + "/events.db")
+                let writer = try CommandWriter(store: store, clock: SystemClock())
+                let body = CommandBody(
+                    id: "register-alice", type: "RegisterUser", actor: "agent-1",
+                    payload: ["userId": "agent-1", "username": "Alice9", "email": "alice@example.com", "role": "AGENT"])
+                let committed = writer.process([
+                    CommandWriter.Pending(
+                        routingId: [1], keyId: "svc", keyRoles: nil, body: body, bodyBytes: body.json,
+                        arrivedAt: Timestamp.now(), configuration: DomainConfiguration())
+                ])
+                guard case .accepted? = committed.replies.first?.reply else {
+                    Issue.record("the agent was not registered: \(committed.replies)")
+                    return
+                }
+            }
+            let bootstrap = ["admin", "bootstrap", "--data", dir.path, "--id", "admin-1"]
+            let result = try strata(bootstrap + ["--username", "alice9", "--email", "r@example.com"], expecting: 1)
+            #expect(result.stderr == "strata admin bootstrap: refused: username alice9 is taken\n")
+            let email = try strata(bootstrap + ["--username", "root", "--email", "ALICE@example.com"], expecting: 1)
+            #expect(email.stderr == "strata admin bootstrap: refused: that email belongs to another user\n")
         }
     }
 

@@ -1,3 +1,4 @@
+import Domain
 import EventStore
 import Events
 import Foundation
@@ -51,24 +52,28 @@ enum AdminBootstrapCommand {
 
         let sealer = try openSealer(configuration.subjectKeysPath)
 
-        // Refuse when an admin exists, or the username or email is taken.
+        // Refuse when an admin exists, or the username or email is taken. Taken is what the
+        // deciders' directory says, so that a name in another case is taken here as it is there.
+        var directory = Directory()
         var after: Int64 = 0
         while true {
             let batch = try store.events(after: after, limit: 1000, filter: .types([UserRegistered.eventType]))
             guard let last = batch.last else { break }
             for recorded in batch {
-                guard case .userRegistered(let user) = try recorded.decoded()
-                    .openingPersonalData(stream: recorded.stream, with: sealer.opener)
-                else { continue }
+                let event = try recorded.decoded().openingPersonalData(stream: recorded.stream, with: sealer.opener)
+                guard case .userRegistered(let user) = event else { continue }
                 if user.role == .admin {
                     throw CommandFailure.problem("refused: an admin exists already (\(user.userId)); admins add admins with RegisterUser")
                 }
-                if user.username == username { throw CommandFailure.problem("refused: username \(username) is taken") }
-                if FieldRules.normalizedEmail(user.email.value) == FieldRules.normalizedEmail(email) {
-                    throw CommandFailure.problem("refused: that email belongs to another user")
-                }
+                directory.apply(event)
             }
             after = last.position
+        }
+        if directory.userId(forUsername: username) != nil {
+            throw CommandFailure.problem("refused: username \(username) is taken")
+        }
+        if directory.userId(forEmail: email) != nil {
+            throw CommandFailure.problem("refused: that email belongs to another user")
         }
 
         switch try registerAdmin(in: store, sealer: sealer, id: id, username: username, email: email).outcome {
