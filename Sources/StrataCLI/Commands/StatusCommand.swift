@@ -16,15 +16,16 @@ enum StatusCommand {
         discussion: """
             Reads events.db, readmodels.db and audit.db read-only, so it runs beside the live system.
             JSON: {"head":N,"projections":{"readmodels":P,"audit":Q},"errors":{…}}: a projection whose
-            file does not exist yet is left out; one stopped at an event has its error under "errors".
+            file does not exist yet is left out; one stopped at an event has its error under "errors",
+            and so does one whose checkpoint is beyond the head (events.db older than its file).
 
             --only makes it the health check of one process: `--only events` reads the event store
             alone (a stopped projection is not the command service's problem), `--only readmodels`
             or `--only audit` the store and that one projection, whose missing file then counts as a
             problem ("no file yet").
 
-            Exit codes: 0 no projection shown is stopped, 1 one is (its error is shown), events.db is
-            damaged or, with --only, the projection has no file yet, 2 no event store.
+            Exit codes: 0 no projection shown is stopped, 1 one is (its error is shown) or is beyond the
+            head, events.db is damaged or, with --only, the projection has no file yet, 2 no event store.
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
@@ -38,12 +39,6 @@ enum StatusCommand {
         // The projections shown and judged: all of them, none (`--only events`), or the one named.
         let names = only.map { name in ProjectionTarget.names.filter { $0 == name } } ?? ProjectionTarget.names
         let store = try VerifyCommand.openReadOnly(configuration.eventStorePath)
-        let head: Int64
-        do throws(StoreError) {
-            head = try store.head()
-        } catch {
-            throw VerifyCommand.readFailure(configuration.eventStorePath, error)
-        }
         var positions: [(String, Int64)] = []
         var errors: [(String, String)] = []
         // With --only NAME, a projection whose projector should have made its file by now.
@@ -61,6 +56,23 @@ enum StatusCommand {
                 errors.append((name, error.message))
             }
         }
+        // Read after the checkpoints: a projector applies only what the store has, so a checkpoint
+        // beyond this head means the store lost events the file holds, not that it just grew.
+        let head: Int64
+        do throws(StoreError) {
+            head = try store.head()
+        } catch {
+            throw VerifyCommand.readFailure(configuration.eventStorePath, error)
+        }
+        // Such a file must be rebuilt, whether or not it is also stopped.
+        let ahead = Set(positions.filter { $0.1 > head }.map(\.0))
+        errors.removeAll { ahead.contains($0.0) }
+        for (name, checkpoint) in positions where ahead.contains(name) {
+            let problem =
+                "checkpoint \(checkpoint) is beyond the store's head, position \(head): events.db is older than this "
+                + "file (restored from a backup?); rebuild it from the store"
+            errors.append((name, problem))
+        }
         if format == "json" {
             let json: JSONValue = [
                 "head": .integer(head),
@@ -74,7 +86,7 @@ enum StatusCommand {
                 let position = positions.first { $0.0 == name }?.1
                 let error = errors.first { $0.0 == name }?.1
                 let state =
-                    error.map { "STOPPED: \($0)" }
+                    error.map { ahead.contains(name) ? "AHEAD: \($0)" : "STOPPED: \($0)" }
                     ?? position.map { $0 == head ? "up to date" : "\(head - $0) behind" } ?? "no file yet"
                 let at = position.map { "at \($0)" } ?? ""
                 printLine("\(name.padding(toLength: 11, withPad: " ", startingAt: 0)) \(at.padding(toLength: 14, withPad: " ", startingAt: 0)) \(state)")
