@@ -13,8 +13,8 @@ struct QueryView {
     let source: String
     /// The day of the as-of position, the default day for aging.
     let day: LocalDate?
-    /// The scratch directory of an as-of build, removed by `close()`.
-    private let scratch: String?
+    /// The scratch directory of an as-of build, removed by `close()` (or a signal).
+    private let scratch: ScratchDirectory?
 
     /// The live file, read in one snapshot; with `minimumPosition`, polled until the
     /// projection has applied it, for at most `waitSeconds`.
@@ -79,8 +79,8 @@ struct QueryView {
             throw CommandFailure.environment("cannot read \(storePath): \(error)")
         }
 
-        let scratch = try temporaryDirectory()
-        let path = scratch + "/\(query.file).db"
+        let scratch = try ScratchDirectory("strata-as-of")
+        let path = scratch.path + "/\(query.file).db"
         let built: Result<ProjectionSnapshot?, ProjectorError>
         let progress = TerminalProgress.forStandardError("as of position \(position)", total: position)
         defer { progress?.finish() }
@@ -99,7 +99,7 @@ struct QueryView {
             built = .failure(error)
         }
         guard case .success(let snapshot?) = built else {
-            try? FileManager.default.removeItem(atPath: scratch)
+            scratch.remove()
             if case .failure(let error) = built { throw CommandFailure.problem(error.message) }
             throw CommandFailure.environment("the as-of build left no file at \(path)")
         }
@@ -111,15 +111,6 @@ struct QueryView {
 
     /// Removes the scratch directory of an as-of build.
     func close() {
-        if let scratch { try? FileManager.default.removeItem(atPath: scratch) }
-    }
-
-    /// A fresh private directory under TMPDIR.
-    private static func temporaryDirectory() throws -> String {
-        var template = Array((NSTemporaryDirectory() + "/strata-as-of-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else {
-            throw CommandFailure.environment("cannot create a scratch directory in \(NSTemporaryDirectory())")
-        }
-        return String(cString: made)
+        scratch?.remove()
     }
 }
