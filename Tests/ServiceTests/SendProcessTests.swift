@@ -46,4 +46,23 @@ private func padded(_ id: String, bytes: Int) -> String {
         #expect(replies[1]["error"]?["message"]?.stringValue?.contains("1048576") == true, "\(replies[1])")
         #expect(service.stop() == 0)
     }
+
+    /// Without --key, `send` and `forget` sign with the key file's first key with the commands
+    /// scope, not merely its first key.
+    @Test func withoutAKeyTheFirstKeyWithTheCommandsScopeSigns() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-send-default-key")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let reader = try ChildProcess.strata(["keys", "new", "reader", "--scope", "history", "--data", data.path])
+        try #require(reader.exitCode == 0, "\(reader.stderr)")
+        try ServiceProcess.prepare(data)
+        let service = try ServiceProcess(dataDirectory: data)
+        let options = ["--data", data.path, "--commands", service.commands, "--timeout", "10"]
+
+        let sent = try ChildProcess.strata(["send", "-"] + options, stdin: registration(1) + "\n")
+        #expect(sent.exitCode == 0, "\(sent.stdout)\(sent.stderr)")
+        let forgotten = try ChildProcess.strata(
+            ["forget", "--subject", "send-agent-1", "--reason", "request", "--actor", ServiceProcess.admin] + options)
+        #expect(forgotten.exitCode == 0, "\(forgotten.stdout)\(forgotten.stderr)")
+        #expect(service.stop() == 0)
+    }
 }

@@ -58,4 +58,21 @@ struct SendCommandTests {
             #expect(result.stderr == "strata forget: --subject must be 1–64 characters of [A-Za-z0-9_-]\n")
         }
     }
+
+    /// Without --key they sign with the key file's first key with the commands scope, as `demo`
+    /// does; a key without that scope is refused before anything is sent.
+    @Test(arguments: [["send", "-"], ["forget", "--subject", "acct-1", "--reason", "request", "--actor", "admin-1"]])
+    func theKeyNeedsTheCommandsScope(_ command: [String]) throws {
+        try withTemporaryDirectory { dir in
+            try strata(["keys", "new", "reader", "--scope", "history", "--data", dir.path], expecting: 0)
+            let options = ["--data", dir.path, "--commands", "tcp://127.0.0.1:1", "--timeout", "1"]
+            let none = try strata(command + options, expecting: 2)
+            #expect(
+                none.stderr
+                    == "strata \(command[0]): no key with the commands scope in \(dir.path)/keys.json; create one with "
+                    + "`strata keys new ID --scope commands`\n")
+            let named = try strata(command + options + ["--key", "reader"], expecting: 2)
+            #expect(named.stderr == "strata \(command[0]): key reader lacks the commands scope this needs\n")
+        }
+    }
 }

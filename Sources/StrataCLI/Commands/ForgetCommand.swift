@@ -20,7 +20,8 @@ enum ForgetCommand {
         ],
         discussion: """
             Sends EraseSubject {subjectId, kind?, reason} for --actor, signed with the key named by --key
-            (which needs the commands scope), and prints the reply as one JSON line. The service records
+            (which needs the commands scope), else with the key file's first key with the commands scope,
+            and prints the reply as one JSON line. The service records
             PersonalDataErased and destroys the subject's key: from then on its names, phones, emails,
             addresses and tax ids read as "[erased]" everywhere (the projections, rebuilds, queries as of
             any date), while its loans, invoices and amounts stay, and `strata verify` still passes.
@@ -29,8 +30,8 @@ enum ForgetCommand {
             than one is refused (INVALID AMBIGUOUS_SUBJECT). An unknown subject is NOT_FOUND, a subject
             erased already REJECTED ALREADY_ERASED, and an actor who is not an approved admin FORBIDDEN.
 
-            Exit codes: 0 erased, 1 refused, 2 usage or environment (no such key, an endpoint that cannot
-            be connected to, no reply).
+            Exit codes: 0 erased, 1 refused, 2 usage or environment (no such key, a key without the
+            commands scope, an endpoint that cannot be connected to, no reply).
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
@@ -43,9 +44,6 @@ enum ForgetCommand {
         guard Identifier.isValid(subject) else {
             throw UsageError("--subject must be 1–64 characters of [A-Za-z0-9_-]")
         }
-        guard let keyId = configuration.key else {
-            throw UsageError("name the key to sign with: --key ID (or STRATA_KEY)")
-        }
         var payload: [String: JSONValue] = ["subjectId": .string(subject), "reason": .string(reason)]
         if let kind = arguments.value("kind") { payload["kind"] = .string(kind.uppercased()) }
         let commandId = arguments.value("id") ?? defaultCommandId(subject)
@@ -53,11 +51,7 @@ enum ForgetCommand {
             ["id": .string(commandId), "type": "EraseSubject", "actor": .string(actor), "payload": .object(payload)])
         let timeoutSeconds = try arguments.integer("timeout", in: 1...86_400) ?? 30
 
-        let keys = try ServeCommand.readKeyFile(configuration.keysFile)
-        guard let key = keys.key(keyId) else {
-            throw CommandFailure.environment("no key \(keyId) in \(configuration.keysFile)")
-        }
-        let signing = try configuration.signingKey(key, in: keys)
+        let signing = try configuration.signingKey(for: .commands)
         let context = try ZMQContext()
         let client = try SendCommand.connect(context, to: configuration.commandsEndpoint, signing: signing)
         defer { client.close() }

@@ -18,18 +18,19 @@ enum SendCommand {
             Give every command its own id: sending the file again is then safe, every command being
             answered from the journal as a duplicate rather than applied twice.
 
-            Lines are signed with the key named by --key (or STRATA_KEY) from the key file, and sent
-            pipelined; replies come back in the order sent, one JSON line each, on standard output.
-            A line over 1 MiB (1,048,576 bytes), which the service may drop unanswered, is not sent: in
-            its place comes the service's reply to a body too large (TOO_LARGE BODY_TOO_LARGE, no id),
-            and it counts as refused. So there is always one reply line per line, in input order.
+            Lines are signed with the key named by --key (or STRATA_KEY), which needs the commands
+            scope, else with the key file's first key that has it, and sent pipelined; replies come back
+            in the order sent, one JSON line each, on standard output. A line over 1 MiB (1,048,576
+            bytes), which the service may drop unanswered, is not sent: in its place comes the service's
+            reply to a body too large (TOO_LARGE BODY_TOO_LARGE, no id), and it counts as refused. So
+            there is always one reply line per line, in input order.
 
             When the key file holds the service's CURVE key ("curveServer"), the connection is encrypted
             with CURVE, presenting the key's own CURVE pair, which it must then have.
 
             Exit codes: 0 every command accepted, 1 at least one refused, 2 usage or environment (input
-            that cannot be read, no such key, a key without a CURVE pair the key file asks for, an
-            endpoint that cannot be connected to, no reply within --timeout).
+            that cannot be read, no such key, a key without the commands scope or without a CURVE pair
+            the key file asks for, an endpoint that cannot be connected to, no reply within --timeout).
             """)
 
     /// Commands sent ahead of their replies.
@@ -37,15 +38,8 @@ enum SendCommand {
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
-        guard let keyId = configuration.key else {
-            throw UsageError("name the key to sign with: --key ID (or STRATA_KEY)")
-        }
         let timeoutSeconds = try arguments.integer("timeout", in: 1...86_400) ?? 30
-        let keys = try ServeCommand.readKeyFile(configuration.keysFile)
-        guard let key = keys.key(keyId) else {
-            throw CommandFailure.environment("no key \(keyId) in \(configuration.keysFile)")
-        }
-        let signing = try configuration.signingKey(key, in: keys)
+        let signing = try configuration.signingKey(for: .commands)
         let source = arguments.positionals.first ?? "-"
         let input: [UInt8]
         if source == "-" {
