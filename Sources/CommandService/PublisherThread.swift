@@ -29,10 +29,12 @@ final class PublisherThread {
     private var head: Int64
     let endpoint: String
 
-    /// The largest subscription a subscriber may send (a flag byte and a topic prefix); a
-    /// larger one disconnects it. Topics (`invoiceseries.InvoiceSeriesNumberAllocated`) are
-    /// well under it.
-    static let maximumSubscriptionBytes: Int64 = 256
+    /// The largest message a subscriber may send, a larger one disconnecting it. libzmq holds
+    /// every message to it, the handshake's commands included: CURVE's INITIATE carries a few
+    /// hundred bytes (with 256, CURVE subscribers could not connect). A subscription is a flag
+    /// byte and a topic prefix, and topics (`invoiceseries.InvoiceSeriesNumberAllocated`) are
+    /// far shorter.
+    static let maximumSubscriptionBytes: Int64 = 1024
 
     /// Made on the thread that runs it: its sockets stay there.
     init(

@@ -14,6 +14,7 @@ import Synchronization
 /// exit 2 naming it.
 enum StandardStreams {
     private static let failure = Mutex<String?>(nil)
+    private static let closed = Mutex<Set<Int32>>([])
 
     /// Run once, before anything else. Opens /dev/null on each of descriptors 0, 1 and 2 that the
     /// caller closed (`strata … >&-`): otherwise the next file the command opens takes that number
@@ -23,6 +24,7 @@ enum StandardStreams {
     static func prepare() {
         signal(SIGPIPE, SIG_IGN)
         for descriptor: Int32 in 0...2 where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+            closed.withLock { _ = $0.insert(descriptor) }
             // `open` takes the lowest free number: this one, once those below it are open.
             let opened = open("/dev/null", O_RDWR)
             if opened > descriptor {
@@ -30,6 +32,12 @@ enum StandardStreams {
                 close(opened)
             }
         }
+    }
+
+    /// Whether the caller had closed `descriptor` (it reads as /dev/null now): standard input
+    /// that was closed is an error to a command that reads it, not an empty input.
+    static func wasClosed(_ descriptor: Int32) -> Bool {
+        closed.withLock { $0.contains(descriptor) }
     }
 
     /// Writes all of `bytes` to `descriptor` (1 or 2).

@@ -140,6 +140,9 @@ enum SendCommand {
     /// Standard input to its end. Read with read(2), since FileHandle's reading ends the process
     /// on an error, such as a closed descriptor or a directory given as input.
     static func readStandardInput() throws(CommandFailure) -> [UInt8] {
+        if StandardStreams.wasClosed(STDIN_FILENO) {
+            throw CommandFailure.environment("cannot read standard input: \(String(cString: strerror(EBADF)))")
+        }
         var input: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
