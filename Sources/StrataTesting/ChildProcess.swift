@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// Runs the package's own executables as real child processes, for tests that
@@ -49,15 +50,29 @@ public enum ChildProcess {
         process.standardError = err
         process.standardInput = input
         try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        // Read both pipes to the end before waiting, so a chatty child never blocks.
+        // Standard input written and standard error read on threads of their own while this one
+        // reads standard output, all before waiting: one after another, a child that filled
+        // the stderr pipe (64 KiB) while this thread waited for stdout's end blocked both for
+        // good, and so would one that answers before it has read all its input.
+        let errors = OutputBuffer()
+        let errorsRead = DispatchSemaphore(value: 0)
+        let errorHandle = err.fileHandleForReading
+        DispatchQueue.global().async {
+            errors.append(errorHandle.readDataToEndOfFile())
+            errorsRead.signal()
+        }
+        let inputHandle = input.fileHandleForWriting
+        let inputData = stdin.map { Data($0.utf8) }
+        DispatchQueue.global().async {
+            if let inputData { inputHandle.write(inputData) }
+            try? inputHandle.close()
+        }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        errorsRead.wait()
         process.waitUntilExit()
         return Result(
             exitCode: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+            stderr: errors.text)
     }
 
     /// A fresh empty directory under the system's temporary directory.
