@@ -69,16 +69,23 @@ enum DemoCommand {
             ) { tally.count($0) }
         }
 
-        try send(month.commands())
-        let readModels = try waitForReadModels(configuration, upTo: tally.lastPosition, timeoutSeconds: timeout)
-        let collectible = try readModels.table(
-            "SELECT agent_id, collectible_cents FROM agent_earnings WHERE agent_id LIKE ? ESCAPE '\\'",
-            [.text(prefix.replacingOccurrences(of: "_", with: "\\_") + "-%")])
-        var byAgent: [String: Int64] = [:]
-        for row in collectible.rows {
-            if case .text(let agent) = row[0], case .integer(let cents) = row[1] { byAgent[agent] = cents }
+        do {
+            try send(month.commands())
+            let readModels = try waitForReadModels(configuration, upTo: tally.lastPosition, timeoutSeconds: timeout)
+            let collectible = try readModels.table(
+                "SELECT agent_id, collectible_cents FROM agent_earnings WHERE agent_id LIKE ? ESCAPE '\\'",
+                [.text(prefix.replacingOccurrences(of: "_", with: "\\_") + "-%")])
+            var byAgent: [String: Int64] = [:]
+            for row in collectible.rows {
+                if case .text(let agent) = row[0], case .integer(let cents) = row[1] { byAgent[agent] = cents }
+            }
+            try send(month.cashouts(collectible: byAgent))
+        } catch {
+            // What was sent and appended before the failure: the demo's commands are in the
+            // store whether or not it got to the end.
+            tally.report()
+            throw error
         }
-        try send(month.cashouts(collectible: byAgent))
         tally.report()
 
         let final = try waitForReadModels(configuration, upTo: tally.lastPosition, timeoutSeconds: timeout)
