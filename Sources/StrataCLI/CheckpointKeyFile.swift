@@ -26,17 +26,7 @@ enum CheckpointKeyFile {
     /// Reads the key pair, refusing a file others may read (it holds the secret key that
     /// makes checkpoints worth anything) or one that is malformed.
     static func load(_ path: String) throws -> CheckpointKey {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            let reason = String(cString: strerror(errno))
-            throw CommandFailure.environment("cannot read the checkpoint key \(path): \(reason)")
-        }
-        let mode = Int(info.st_mode) & 0o777
-        guard mode & 0o077 == 0 else {
-            throw CommandFailure.environment(
-                "the checkpoint key \(path) has mode 0\(String(mode, radix: 8)); it holds a secret key and must be "
-                    + "readable by its owner only (chmod 600 \(path))")
-        }
+        try PrivateFile.requireOwnerOnly(path, "the checkpoint key")
         guard let bytes = FileManager.default.contents(atPath: path) else {
             throw CommandFailure.environment("cannot read the checkpoint key \(path)")
         }

@@ -33,6 +33,15 @@ func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
     return try body(dir)
 }
 
+/// Writes a file only its owner may read, as a key file must be (`PrivateFile`).
+func writePrivate(_ bytes: [UInt8], to path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    try #require(
+        FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]),
+        sourceLocation: sourceLocation)
+    // createFile keeps an existing file's mode.
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+}
+
 /// The permission bits of a file.
 func permissions(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int {
     let attributes = try FileManager.default.attributesOfItem(atPath: path)

@@ -75,7 +75,7 @@ struct KeyFileWritingTests {
             let made = try String(contentsOfFile: path, encoding: .utf8)
             let misspelt = made.replacingOccurrences(of: #""id":"agents","#, with: #""id":"agents","role":["AGENT"],"#)
             try #require(misspelt != made)
-            try writeText(misspelt, to: path)
+            try writePrivate(Array(misspelt.utf8), to: path)
             let message = "\(path): key agents: unknown member 'role' "
                 + "(known: curvePublic, curveSecret, id, roles, scopes, secret)"
             let added = try strata(["keys", "new", "other", "--scope", "history", "--data", dir.path], expecting: 2)
@@ -135,5 +135,33 @@ func strataAtOnce(_ commands: [[String]]) throws -> [(exitCode: Int32, stderr: S
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+/// The key file holds every key's secret: like the checkpoint key, it must be its owner's alone.
+@Suite("The key file's mode")
+struct KeyFileModeTests {
+    @Test(arguments: [0o644, 0o640, 0o604, 0o660])
+    func aKeyFileOthersMayReadIsRefusedByEveryReader(_ mode: Int) throws {
+        try withTemporaryDirectory { dir in
+            try strata(["keys", "new", "svc", "--scope", "commands,history", "--data", dir.path], expecting: 0)
+            let path = dir.path + "/keys.json"
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+            let message =
+                "the key file \(path) has mode 0\(String(mode, radix: 8)); it holds secrets and must be readable by "
+                + "its owner only (chmod 600 \(path))\n"
+            let any = "tcp://127.0.0.1:*"
+            for command in [
+                ["serve", "--commands", any, "--events", any, "--history", any], ["up"], ["send", "-"],
+                ["project", "readmodels"],
+            ] {
+                let result = try strata(command + ["--data", dir.path], expecting: 2)
+                #expect(result.stderr == "strata \(command[0]): \(message)", "\(command)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: dir.path + "/events.db"), "serve created nothing")
+            // Its owner's alone again, it is served as ever.
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+            try strata(["send", "-", "--data", dir.path, "--commands", "tcp://127.0.0.1:1"], expecting: 0)
+        }
     }
 }

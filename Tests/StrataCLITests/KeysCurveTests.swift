@@ -62,7 +62,7 @@ struct KeysCurveTests {
             try copy.setCurveServer(publicKey: try #require(full.curveServerPublic), secretKey: nil)
             try copy.add(try #require(full.key("svc")))
             let copyPath = dir.path + "/client.json"
-            try Data(copy.json).write(to: URL(fileURLWithPath: copyPath))
+            try writePrivate(copy.json, to: copyPath)
             let data = dir.path + "/data"
             for command in ["serve", "up"] {
                 let result = try strata([command, "--data", data, "--keys", copyPath], expecting: 2)
@@ -84,7 +84,7 @@ struct KeysCurveTests {
             var file = KeyFile()
             try file.setCurveServer(publicKey: server.publicKey, secretKey: server.secretKey)
             try file.add(KeyFile.Key(id: "old", secret: Array(repeating: 7, count: 32), scopes: [.commands, .history]))
-            try Data(file.json).write(to: URL(fileURLWithPath: path))
+            try writePrivate(file.json, to: path)
             let data = ["--data", dir.path]
 
             let send = try strata(["send", "--key", "old"] + data, expecting: 2)

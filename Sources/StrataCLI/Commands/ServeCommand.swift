@@ -52,8 +52,8 @@ enum ServeCommand {
 
             Exit codes: 0 stopped cleanly, 1 the store is held by another writer, is damaged, does not
             match its last signed checkpoint, or the service failed, 2 usage or environment (no key
-            file, one that is malformed or holds an unknown member, a checkpoint key that is malformed
-            or readable by others, an endpoint that cannot be bound, a key file with the CURVE
+            file, one that is malformed, holds an unknown member or is readable by others, a
+            checkpoint key that is malformed or readable by others, an endpoint that cannot be bound, a key file with the CURVE
             server's public key but not its secret, a metrics file that cannot be written).
             """)
 
@@ -173,7 +173,7 @@ enum ServeCommand {
         }
     }
 
-    /// Reads the key file, or says how to make one.
+    /// Reads the key file, or says how to make one; refuses one that others may read.
     static func readKeyFile(_ path: String) throws -> KeyFile {
         guard let bytes = FileManager.default.contents(atPath: path) else {
             throw CommandFailure.environment(
@@ -181,6 +181,7 @@ enum ServeCommand {
                     ? "cannot read the key file \(path)"
                     : "no key file at \(path); create a key with `strata keys new ID --scope commands,history`")
         }
+        try PrivateFile.requireOwnerOnly(path, "the key file")
         do {
             return try KeyFile(json: bytes)
         } catch {
