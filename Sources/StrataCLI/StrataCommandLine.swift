@@ -51,8 +51,13 @@ public enum StrataCommandLine {
         StandardStreams.prepare()
         let code = run(arguments, environment: environment)
         guard let failure = StandardStreams.takeFailure() else { return code }
-        write("strata \(arguments.first ?? ""): \(failure)\n", to: .standardError)
+        write("\(command(named: arguments)?.spec.name ?? "strata"): \(failure)\n", to: .standardError)
         return code == 0 ? 2 : code
+    }
+
+    /// The subcommand the longest run of leading words names.
+    private static func command(named arguments: [String]) -> Subcommand? {
+        subcommands.filter { arguments.starts(with: $0.spec.words) }.max { $0.spec.words.count < $1.spec.words.count }
     }
 
     private static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
@@ -60,12 +65,7 @@ public enum StrataCommandLine {
             write(overview, to: arguments.isEmpty ? .standardError : .standardOutput)
             return arguments.isEmpty ? 2 : 0
         }
-        // The longest run of leading words that names a subcommand.
-        guard
-            let command = subcommands.filter({ arguments.starts(with: $0.spec.words) }).max(by: {
-                $0.spec.words.count < $1.spec.words.count
-            })
-        else {
+        guard let command = command(named: arguments) else {
             let group = subcommands.filter { $0.spec.words.first == arguments[0] }
             if !group.isEmpty {
                 write(

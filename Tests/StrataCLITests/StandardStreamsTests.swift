@@ -17,8 +17,9 @@ struct StandardStreamsTests {
             for arguments in commands {
                 let result = try shell(#""$0" "$@" --data "$DATA" > /dev/full"#, arguments, data: dir.path)
                 #expect(result.exitCode == 2, "\(arguments): \(result.stderr)")
+                let name = arguments[0] == "keys" ? "strata keys new" : "strata status"
                 #expect(
-                    result.stderr.hasSuffix("cannot write standard output: No space left on device\n"),
+                    result.stderr.hasSuffix("\(name): cannot write standard output: No space left on device\n"),
                     "\(arguments): \(result.stderr)")
             }
             // The key was made; only its id could not be printed.
