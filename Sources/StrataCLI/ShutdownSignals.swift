@@ -24,7 +24,7 @@ final class ShutdownSignals {
         let count = SignalCount()
         // For a caller that did not block them at its start (a test calling in): blocked from
         // here on in this thread and in those it starts.
-        Self.block()
+        Self.blockAtStart()
         sources = Self.numbers.map { number in
             let source = DispatchSource.makeSignalSource(signal: number, queue: received)
             source.setEventHandler {
@@ -38,7 +38,8 @@ final class ShutdownSignals {
     /// Blocks the three signals in the calling thread, and so in every thread it starts. Run
     /// first by a command that listens for them, before anything has started a thread.
     static func blockAtStart() {
-        block()
+        var set = Self.set
+        pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
     /// The signals as a set, for `pthread_sigmask` and `posix_spawn`.
@@ -47,11 +48,6 @@ final class ShutdownSignals {
         sigemptyset(&set)
         for number in numbers { sigaddset(&set, number) }
         return set
-    }
-
-    private static func block() {
-        var set = Self.set
-        pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
     /// Stops listening; a later signal reaching this thread has its default action again.

@@ -76,18 +76,11 @@ final class Supervisor: Sendable {
             if !killed, killRequested.load(ordering: .acquiring) {
                 killed = true
                 exitCode = 130
-                for (index, state) in states.enumerated() {
-                    guard let pid = state.pid else { continue }
-                    logger.warning("killing \(children[index].name) (pid \(pid))")
-                    kill(pid, SIGKILL)
-                }
+                killRunning(states) { "killing \($0) (pid \($1))" }
             }
             if let sent = stopSentAt, ContinuousClock.now - sent > .seconds(Self.stopGraceSeconds) {
-                for (index, state) in states.enumerated() {
-                    guard let pid = state.pid else { continue }
-                    logger.warning("\(children[index].name) (pid \(pid)) did not stop in time: killing it")
-                    kill(pid, SIGKILL)
-                    if exitCode == 0 { exitCode = 1 }
+                if killRunning(states, { "\($0) (pid \($1)) did not stop in time: killing it" }), exitCode == 0 {
+                    exitCode = 1
                 }
                 stopSentAt = .now
             }
@@ -148,6 +141,20 @@ final class Supervisor: Sendable {
             logger.warning("trying to start \(children[index].name) again in \(Int(states[index].backoff)) s")
             scheduleRestart(index, &states)
         }
+    }
+
+    /// SIGKILLs every child still running, logging `message(name, pid)` for each; whether
+    /// there was one.
+    @discardableResult
+    private func killRunning(_ states: [Running], _ message: (String, pid_t) -> String) -> Bool {
+        var any = false
+        for (index, state) in states.enumerated() {
+            guard let pid = state.pid else { continue }
+            logger.warning(message(children[index].name, pid))
+            kill(pid, SIGKILL)
+            any = true
+        }
+        return any
     }
 
     private func scheduleRestart(_ index: Int, _ states: inout [Running]) {

@@ -33,9 +33,9 @@ enum QueryCommand {
             position a command's reply named: read your own writes. --as-of POSITION|TIME builds the
             projection from events.db up to that position (or the last event recorded at or before
             TIME: 2026-11-20T10:00:00Z, or a date for the end of that day) in a scratch file, queries
-            it, and removes it, also when SIGINT or SIGTERM ends it (exit 130 or 143); the live files
-            are never touched. Aging (overdue, receivables) is counted on --date, else the as-of day,
-            else today (UTC).
+            it, and removes it, also when SIGINT, SIGTERM or SIGHUP ends it (exit 128 + the signal);
+            the live files are never touched. Aging (overdue, receivables) is counted on --date, else
+            the as-of day, else today (UTC).
 
             Exit codes: 0 answered (also with no rows), 1 --min-position not reached in time or the
             projection is stopped, 2 usage or environment (no such file, bad filter).
