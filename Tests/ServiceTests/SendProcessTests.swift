@@ -17,7 +17,51 @@ private func padded(_ id: String, bytes: Int) -> String {
     #"{"id":"\#(id)","type":"RegisterUser","actor":"a","payload":{"pad":"\#(String(repeating: "x", count: bytes))"}}"#
 }
 
+/// The next line `descriptor` gives within `seconds`, without its `\n`; nil if none comes.
+private func line(from descriptor: Int32, within seconds: Double) -> String? {
+    let deadline = Date(timeIntervalSinceNow: seconds)
+    var bytes: [UInt8] = []
+    var byte: UInt8 = 0
+    while true {
+        var item = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let left = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
+        guard poll(&item, 1, left) > 0, read(descriptor, &byte, 1) == 1 else { return nil }
+        if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+        bytes.append(byte)
+    }
+}
+
 @Suite struct SendProcessTests {
+    /// Each line is sent as soon as it is read, so `tail -f commands.jsonl | strata send` works:
+    /// the reply to a line comes while the input is still open.
+    @Test func eachLineIsSentAsItArrives() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-send-stream")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let service = try ServiceProcess(dataDirectory: data)
+        let send = Process()
+        send.executableURL = ChildProcess.product("strata")
+        send.arguments = ["send", "-", "--data", data.path, "--key", ServiceProcess.Keys.service]
+            + ["--commands", service.commands, "--timeout", "10"]
+        let input = Pipe()
+        let output = Pipe()
+        send.standardInput = input
+        send.standardOutput = output
+        try send.run()
+        defer { if send.isRunning { send.terminate() } }
+
+        for n in 1...3 {
+            try input.fileHandleForWriting.write(contentsOf: Data((registration(n) + "\n").utf8))
+            let reply = try #require(
+                line(from: output.fileHandleForReading.fileDescriptor, within: 10), "no reply to line \(n) while open")
+            #expect(try JSONParser.parse(Array(reply.utf8))["id"]?.stringValue == "send-\(n)", "\(reply)")
+        }
+        try input.fileHandleForWriting.close()
+        send.waitUntilExit()
+        #expect(send.terminationStatus == 0)
+        #expect(service.stop() == 0)
+    }
+
     /// A line over 1 MiB, which the service may drop unanswered, is refused by `send` itself,
     /// with the reply the service gives a body too large, in that line's place.
     @Test func aLineOverOneMebibyteIsRefusedInItsPlaceWithoutBeingSent() throws {

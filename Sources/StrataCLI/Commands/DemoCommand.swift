@@ -62,9 +62,10 @@ enum DemoCommand {
             curve: key.curve)
         defer { client.close() }
         var tally = Tally()
-        let send = { (bodies: [CommandBody]) throws in
+        let send = { (commands: [CommandBody]) throws in
+            var bodies = ListedBodies(commands.map(\.json))
             try SendCommand.pipeline(
-                bodies.map(\.json), through: client, timeoutSeconds: timeout, endpoint: configuration.commandsEndpoint,
+                &bodies, through: client, timeoutSeconds: timeout, endpoint: configuration.commandsEndpoint,
                 curve: key.curve != nil
             ) { tally.count($0) }
         }

@@ -56,8 +56,9 @@ enum ForgetCommand {
         let client = try SendCommand.connect(context, to: configuration.commandsEndpoint, signing: signing)
         defer { client.close() }
         var accepted = false
+        var bodies = ListedBodies([body])
         try SendCommand.pipeline(
-            [body], through: client, timeoutSeconds: timeoutSeconds, endpoint: configuration.commandsEndpoint,
+            &bodies, through: client, timeoutSeconds: timeoutSeconds, endpoint: configuration.commandsEndpoint,
             curve: signing.curve != nil
         ) { reply in
             accepted = (try? JSONParser.parse(reply))?["ok"] == .bool(true)

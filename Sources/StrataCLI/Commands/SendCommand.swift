@@ -19,8 +19,9 @@ enum SendCommand {
             answered from the journal as a duplicate rather than applied twice.
 
             Lines are signed with the key named by --key (or STRATA_KEY), which needs the commands
-            scope, else with the key file's first key that has it, and sent pipelined; replies come back
-            in the order sent, one JSON line each, on standard output. A line over 1 MiB (1,048,576
+            scope, else with the key file's first key that has it, and each is sent pipelined as soon as
+            it is read, so `tail -f FILE | strata send` works; replies come back in the order sent, one
+            JSON line each, on standard output, as they arrive. A line over 1 MiB (1,048,576
             bytes), which the service may drop unanswered, is not sent: in its place comes the service's
             reply to a body too large (TOO_LARGE BODY_TOO_LARGE, no id), and it counts as refused. So
             there is always one reply line per line, in input order.
@@ -30,7 +31,8 @@ enum SendCommand {
 
             Exit codes: 0 every command accepted, 1 at least one refused, 2 usage or environment (input
             that cannot be read, no such key, a key without the commands scope or without a CURVE pair
-            the key file asks for, an endpoint that cannot be connected to, no reply within --timeout).
+            the key file asks for, an endpoint that cannot be connected to, no reply within --timeout
+            while one is awaited).
             """)
 
     /// Commands sent ahead of their replies.
@@ -41,16 +43,7 @@ enum SendCommand {
         let timeoutSeconds = try arguments.integer("timeout", in: 1...86_400) ?? 30
         let signing = try configuration.signingKey(for: .commands)
         let source = arguments.positionals.first ?? "-"
-        let input: [UInt8]
-        if source == "-" {
-            input = try readStandardInput()
-        } else {
-            guard let data = FileManager.default.contents(atPath: source) else {
-                throw CommandFailure.environment("cannot read \(source)")
-            }
-            input = Array(data)
-        }
-        let bodies = lines(of: input)
+        var bodies = try openInput(source)
 
         let context = try ZMQContext()
         let client = try connect(context, to: configuration.commandsEndpoint, signing: signing)
@@ -58,7 +51,7 @@ enum SendCommand {
 
         var refused = 0
         try pipeline(
-            bodies, through: client, timeoutSeconds: timeoutSeconds, endpoint: configuration.commandsEndpoint,
+            &bodies, through: client, timeoutSeconds: timeoutSeconds, endpoint: configuration.commandsEndpoint,
             curve: signing.curve != nil
         ) {
             reply in
@@ -86,81 +79,94 @@ enum SendCommand {
     /// as the answer to the line before its own.
     static let largestBody = 1024 * 1024
 
-    /// Sends `bodies` pipelined (up to `window` ahead of their replies) and hands each
-    /// reply to `onReply`, in the order of `bodies`. A body over `largestBody` is not sent: its
-    /// reply, in its place, is the refusal the service gives a body too large, without an id
-    /// as the service's has none (it does not read the body).
+    /// Sends `bodies` pipelined (up to `window` ahead of their replies), each as soon as it is
+    /// read, and hands each reply to `onReply`, in the order of `bodies`. A body over
+    /// `largestBody` is not sent: its reply, in its place, is the refusal the service gives a body
+    /// too large, without an id as the service's has none (it does not read the body).
+    ///
+    /// `timeoutSeconds` bounds the wait for a reply while one is awaited, not the wait for input.
+    /// Input that fails partway is reported once the replies to what was sent have come.
     static func pipeline(
-        _ bodies: [[UInt8]], through client: SignedClient, timeoutSeconds: Int64, endpoint: String, curve: Bool = false,
-        onReply: ([UInt8]) -> Void
+        _ bodies: inout some CommandBodies, through client: SignedClient, timeoutSeconds: Int64, endpoint: String,
+        curve: Bool = false, onReply: ([UInt8]) -> Void
     ) throws {
-        // Bodies sent or refused here, those whose reply was handed on, and those sent whose
-        // reply has not come; the service answers in the order sent.
-        var sent = 0
+        // In the order read: nil for a body sent and awaiting its reply, else the length of a
+        // line refused here. The service answers in the order sent.
+        var queue: [Int?] = []
+        var head = 0
         var answered = 0
         var awaited = 0
+        var deadline = ContinuousClock.now
+        var inputFailure: CommandFailure?
         func passRefusedHere() {
-            while answered < sent, bodies[answered].count > largestBody {
+            while head < queue.count, let bytes = queue[head] {
                 let error = StrataError(
                     .tooLarge, reason: "BODY_TOO_LARGE",
-                    "the body has \(bodies[answered].count) bytes; strata send sends none over \(largestBody), "
+                    "the body has \(bytes) bytes; strata send sends none over \(largestBody), "
                         + "which the service may drop unanswered")
                 onReply(CommandReply.refused(id: nil, duplicate: false, error: error).json)
+                head += 1
                 answered += 1
             }
+            if head > 1024 && head * 2 > queue.count {
+                queue.removeFirst(head)
+                head = 0
+            }
         }
-        while answered < bodies.count {
-            while sent < bodies.count && awaited < window {
-                if bodies[sent].count <= largestBody {
-                    try client.send(bodies[sent])
+        while true {
+            while awaited < window, let line = bodies.next() {
+                switch line {
+                case .body(let body):
+                    try client.send(body)
+                    if awaited == 0 { deadline = .now + .seconds(timeoutSeconds) }
                     awaited += 1
+                    queue.append(nil)
+                case .tooLarge(let bytes):
+                    queue.append(bytes)
                 }
-                sent += 1
             }
             passRefusedHere()
-            if answered == bodies.count { break }
-            // Wait for one reply, then take every other one already here.
-            var reply = try client.receive(timeoutMilliseconds: Int(timeoutSeconds) * 1000)
-            guard reply != nil else {
+            let input = awaited < window ? bodies.descriptor : nil
+            if awaited == 0 && input == nil { break }
+            let wait = awaited == 0 ? -1 : max(0, Int((deadline - .now) / .milliseconds(1)) + 1)
+            let ready = try zmqPollReadable(
+                [client.socket], descriptors: input.map { [$0] } ?? [], timeoutMilliseconds: wait)
+            if ready.contains(1) {
+                do throws(CommandFailure) { try bodies.read() } catch { inputFailure = error }
+            }
+            if ready.contains(0) {
+                while let reply = try client.receive(timeoutMilliseconds: 0) {
+                    head += 1
+                    answered += 1
+                    awaited -= 1
+                    onReply(reply)
+                    passRefusedHere()
+                }
+                deadline = .now + .seconds(timeoutSeconds)
+            } else if awaited > 0 && ContinuousClock.now >= deadline {
                 throw CommandFailure.environment(
                     "no reply from \(endpoint) within \(timeoutSeconds) s "
-                        + "(\(answered) of \(bodies.count) answered); is strata serve running"
+                        + "(\(answered) answered, \(awaited) awaited); is strata serve running"
                         + (curve ? ", and does its key file hold this key's \"curvePublic\"?" : "?"))
             }
-            while let current = reply {
-                answered += 1
-                awaited -= 1
-                onReply(current)
-                passRefusedHere()
-                reply = try client.receive(timeoutMilliseconds: 0)
-            }
         }
+        if let inputFailure { throw inputFailure }
     }
 
-    /// Standard input to its end. Read with read(2), since FileHandle's reading ends the process
-    /// on an error, such as a closed descriptor or a directory given as input.
-    static func readStandardInput() throws(CommandFailure) -> [UInt8] {
-        if StandardStreams.wasClosed(STDIN_FILENO) {
-            throw CommandFailure.environment("cannot read standard input: \(String(cString: strerror(EBADF)))")
-        }
-        var input: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
-            if count > 0 {
-                input += buffer[..<count]
-            } else if count == 0 {
-                return input
-            } else if errno != EINTR {
-                throw CommandFailure.environment("cannot read standard input: \(String(cString: strerror(errno)))")
+    /// The input to read lines from: standard input for `-`, else the file, opened now so that
+    /// one that cannot be is reported before anything is sent. Read with read(2), since
+    /// FileHandle's reading ends the process on an error, such as a directory given as input.
+    static func openInput(_ source: String) throws(CommandFailure) -> StreamedBodies {
+        if source == "-" {
+            if StandardStreams.wasClosed(STDIN_FILENO) {
+                throw CommandFailure.environment("cannot read standard input: \(String(cString: strerror(EBADF)))")
             }
+            return StreamedBodies(descriptor: STDIN_FILENO, name: "standard input")
         }
-    }
-
-    /// The non-blank lines, without their line endings.
-    static func lines(of bytes: [UInt8]) -> [[UInt8]] {
-        bytes.split(separator: UInt8(ascii: "\n")).map { line in
-            Array(line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...])
-        }.filter { line in !line.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") } }
+        let descriptor = Glibc.open(source, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw CommandFailure.environment("cannot read \(source): \(String(cString: strerror(errno)))")
+        }
+        return StreamedBodies(descriptor: descriptor, name: source)
     }
 }
