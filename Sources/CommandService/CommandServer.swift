@@ -66,7 +66,7 @@ public final class CommandServer: Sendable {
         ) {
             self.storePath = storePath
             self.subjectKeysPath = SubjectKeyStore.path(
-                inDataDirectory: (storePath as NSString).deletingLastPathComponent)
+                inDataDirectory: PathName.directory(of: storePath))
             self.keys = keys
             self.commandsEndpoint = commandsEndpoint
             self.eventsEndpoint = eventsEndpoint

@@ -1,4 +1,5 @@
 import Foundation
+import StrataCore
 
 #if canImport(Glibc)
     import Glibc
@@ -9,7 +10,10 @@ import Foundation
 /// sees the old file or the new one, never a part. The directory is synced after the move:
 /// a rename lives in the directory, and until the directory reaches the disk a power cut can
 /// undo it, leaving the old file (a key file without the key just printed) or none at all.
-/// A path that is a symbolic link is written where the link leads, and the link stays.
+/// A path that is a symbolic link is written where the link leads, and the link stays. A path
+/// that is neither a file nor a directory (a FIFO, `/dev/stdout`, a terminal) is written
+/// into, as a shell's `>` would: a rename would put a plain file in its place, a device node
+/// replaced for every other user of the machine.
 enum AtomicFile {
     /// Writes `contents` to `path` with exactly `mode` (the umask neither widens nor narrows
     /// it); with `creatingDirectory`, the directory too if it is missing (a data directory).
@@ -62,7 +66,7 @@ enum AtomicFile {
                 return current
             }
             // A relative target is relative to the link's own directory.
-            let directory = (current as NSString).deletingLastPathComponent
+            let directory = PathName.directory(of: current)
             current = target.hasPrefix("/") || directory.isEmpty ? target : directory + "/" + target
         }
         throw CommandFailure.environment("cannot write \(path): too many levels of symbolic links")
@@ -71,13 +75,13 @@ enum AtomicFile {
     /// Creates the directory that holds `path`, and any missing above it; returns those it
     /// created, deepest first, whose entries `put` syncs after the rename.
     private static func createDirectory(of path: String) throws -> [String] {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathName.directory(of: path)
         guard !directory.isEmpty else { return [] }
         var created: [String] = []
         var missing = directory
         while !missing.isEmpty, missing != "/", !FileManager.default.fileExists(atPath: missing) {
             created.append(missing)
-            missing = (missing as NSString).deletingLastPathComponent
+            missing = PathName.directory(of: missing)
         }
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -91,7 +95,11 @@ enum AtomicFile {
     private static func put(
         _ path: String, contents: [UInt8], mode: mode_t, replacing: Bool, synchronizing: Bool, created: [String]
     ) throws {
-        let directory = (path as NSString).deletingLastPathComponent
+        var existing = stat()
+        if replacing, stat(path, &existing) == 0, existing.st_mode & S_IFMT != S_IFREG {
+            return try writeInto(path, contents: contents, isDirectory: existing.st_mode & S_IFMT == S_IFDIR)
+        }
+        let directory = PathName.directory(of: path)
         let temporary = path + ".tmp-\(getpid())"
         // Only this process writes that name; one left by a killed process with the same id
         // (pid 1 in a container, every time) would otherwise block every later write, in either
@@ -101,17 +109,7 @@ enum AtomicFile {
         guard fd >= 0 else {
             throw CommandFailure.environment("cannot write \(temporary): \(String(cString: strerror(errno)))")
         }
-        var offset = 0
-        var failure: Int32 = 0
-        while offset < contents.count {
-            let written = contents.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                failure = errno
-                break
-            }
-            offset += written
-        }
+        var failure = writeAll(contents, to: fd)
         if failure == 0, fchmod(fd, mode) != 0 { failure = errno }
         if failure == 0, synchronizing, fsync(fd) != 0 { failure = errno }
         close(fd)
@@ -136,9 +134,39 @@ enum AtomicFile {
         }
         guard synchronizing else { return }
         // Deepest first: the file's own directory, then each created one's parent.
-        for parent in [directory] + created.map({ ($0 as NSString).deletingLastPathComponent }) {
+        for parent in [directory] + created.map(PathName.directory(of:)) {
             try synchronize(directory: parent, holding: path)
         }
+    }
+
+    /// Writes `contents` into what `path` already is (a FIFO, a device), in place.
+    private static func writeInto(_ path: String, contents: [UInt8], isDirectory: Bool) throws {
+        guard !isDirectory else {
+            throw CommandFailure.environment("cannot write \(path): \(String(cString: strerror(EISDIR)))")
+        }
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw CommandFailure.environment("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        let failure = writeAll(contents, to: fd)
+        guard failure == 0 else {
+            throw CommandFailure.environment("cannot write \(path): \(String(cString: strerror(failure)))")
+        }
+    }
+
+    /// Writes all of `contents` to `fd`; returns 0, or the errno of the write that failed.
+    private static func writeAll(_ contents: [UInt8], to fd: Int32) -> Int32 {
+        var offset = 0
+        while offset < contents.count {
+            let written = contents.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += written
+        }
+        return 0
     }
 
     /// Syncs a directory's entries (`fsync` on the directory itself, as POSIX asks for a

@@ -55,6 +55,23 @@ struct AtomicFileTests {
         }
     }
 
+    /// A data directory or key file named by one character, relative to the current directory
+    /// (`--data d`), is written like any other path.
+    @Test(arguments: [["--data", "d"], ["--data", ".", "--keys", "k"], ["--data", "d/"]])
+    func aOneCharacterPathIsWritten(_ options: [String]) throws {
+        try withTemporaryDirectory { dir in
+            let result = try ChildProcess.run(
+                URL(fileURLWithPath: "/bin/sh"),
+                ["-c", "cd \"$DIR\" && exec \"$@\"", "sh", ChildProcess.product("strata").path, "keys", "new", "svc",
+                 "--scope", "commands"] + options,
+                environment: ["DIR": dir.path])
+            #expect(result.exitCode == 0, "\(result.stderr)")
+            #expect(result.stdout == "svc\n")
+            let keyFile = options.contains("k") ? "k" : "d/keys.json"
+            #expect(FileManager.default.fileExists(atPath: dir.path + "/" + keyFile))
+        }
+    }
+
     /// strace, which these tests watch and steer the command line with.
     private func strace() throws -> String {
         let path = "/usr/bin/strace"

@@ -1,6 +1,7 @@
 import Foundation
 import Projections
 import StrataTesting
+import Synchronization
 import Testing
 
 /// `strata report` as a user runs it: the real binary on a data directory.
@@ -22,6 +23,44 @@ import Testing
             // Written again over the old one.
             try strata(["report", "--html", file, "--data", book.directory.path, "--date", "2026-03-15"], expecting: 0)
             #expect(try String(contentsOfFile: file, encoding: .utf8).contains("As of <strong>2026-03-15</strong>"))
+        }
+    }
+
+    /// A FIFO (as `--html >(gzip > r.gz)` makes) or a device is written into, as the shell's
+    /// `>` would, not replaced by a plain file; a directory is refused.
+    @Test func aPathThatIsNotAFileIsWrittenIntoNotReplaced() throws {
+        let book = try ReportFixtures.book()
+        try withTemporaryDirectory { dir in
+            let fifo = dir.appendingPathComponent("report.fifo").path
+            try #require(mkfifo(fifo, 0o600) == 0)
+            // The reader runs while the report is written: opening a FIFO to write waits for one.
+            let received = Mutex(Data())
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                // read(2) to the end: FileManager reads as many bytes as stat reports, none for a FIFO.
+                let fd = open(fifo, O_RDONLY)
+                var data = Data()
+                var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+                while fd >= 0 {
+                    let count = read(fd, &buffer, buffer.count)
+                    if count <= 0 { break }
+                    data.append(contentsOf: buffer[..<count])
+                }
+                if fd >= 0 { close(fd) }
+                received.withLock { $0 = data }
+                done.signal()
+            }
+            let result = try strata(["report", "--html", fifo, "--data", book.directory.path], expecting: 0)
+            #expect(result.stdout.hasPrefix("wrote \(fifo): "))
+            try #require(done.wait(timeout: .now() + 30) == .success, "the reader got the report")
+            let html = String(decoding: received.withLock { $0 }, as: UTF8.self)
+            #expect(html.hasPrefix("<!DOCTYPE html>") && html.hasSuffix("</html>\n"))
+            var status = stat()
+            #expect(stat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "still a FIFO")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["report.fifo"])
+
+            let refused = try strata(["report", "--html", dir.path, "--data", book.directory.path], expecting: 2)
+            #expect(refused.stderr == "strata report: cannot write \(dir.path): Is a directory\n")
         }
     }
 
