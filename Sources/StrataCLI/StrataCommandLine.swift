@@ -137,8 +137,10 @@ func printAligned(_ rows: [[String]], rightAligned: Set<Int> = [], indent: Strin
     write(aligned(rows, rightAligned: rightAligned, indent: indent), to: .standardOutput)
 }
 
-/// Rows as lines of columns two spaces apart, each column as wide as its widest cell.
+/// Rows as lines of columns two spaces apart, each column as wide as its widest cell. Cells
+/// are shown `visible`: text from the history (a reason, a name) can hold a line break.
 func aligned(_ rows: [[String]], rightAligned: Set<Int> = [], indent: String = "") -> String {
+    let rows = rows.map { $0.map(visible) }
     let widths = rows.reduce(into: [Int]()) { widths, row in
         for (index, cell) in row.enumerated() {
             if index >= widths.count { widths.append(0) }
@@ -156,4 +158,25 @@ func aligned(_ rows: [[String]], rightAligned: Set<Int> = [], indent: String = "
         out += line + "\n"
     }
     return out
+}
+
+/// `text` with its control characters written as escapes (`\n`, `\r`, `\t`, `\u{1b}`), so a
+/// cell of a table stays on its line: a line break in a stored reason would otherwise print
+/// what reads as a row of its own, and an escape sequence would steer the terminal.
+func visible(_ text: String) -> String {
+    func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+    guard text.unicodeScalars.contains(where: isControl) else { return text }
+    var shown = ""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\n": shown += "\\n"
+        case "\r": shown += "\\r"
+        case "\t": shown += "\\t"
+        case _ where isControl(scalar): shown += "\\u{" + String(scalar.value, radix: 16) + "}"
+        default: shown.unicodeScalars.append(scalar)
+        }
+    }
+    return shown
 }

@@ -29,13 +29,34 @@ struct QueryOutput {
     /// RFC 4180: a header line, CRLF line ends, fields quoted when they hold a comma, a
     /// quote, CR or LF (quotes doubled); NULL is an empty field. The position is not part
     /// of CSV: the command states it on stderr.
+    ///
+    /// Text that a spreadsheet would run as a formula gets a `'` in front (`isFormula`): an
+    /// account named `=HYPERLINK(…)` would otherwise run in the analyst's spreadsheet.
     var csv: String {
         var out = columns.map(Self.csvField).joined(separator: ",") + "\r\n"
         for row in rows {
-            out += row.map { Self.csvField($0.plainText) }.joined(separator: ",") + "\r\n"
+            out += row.map { value in
+                guard case .text(let text) = value, Self.isFormula(text) else { return Self.csvField(value.plainText) }
+                return Self.csvField("'" + text)
+            }.joined(separator: ",") + "\r\n"
         }
         return out
     }
+
+    /// Whether a spreadsheet would read `text` as a formula that can call a function or reach
+    /// another cell: it begins with `=`, `@`, a tab or a CR (OWASP's list), or with `+` or `-`
+    /// followed by more than a number's characters. A phone number (`+919845012345`, `+91 98450
+    /// 12345`) or a plain negative stays as it is: a spreadsheet reads it as a number at worst.
+    static func isFormula(_ text: String) -> Bool {
+        guard let first = text.unicodeScalars.first else { return false }
+        switch first {
+        case "=", "@", "\t", "\r": return true
+        case "+", "-": return !text.unicodeScalars.allSatisfy { numberCharacters.contains($0) }
+        default: return false
+        }
+    }
+
+    private static let numberCharacters = Set("0123456789 .,()+-".unicodeScalars)
 
     /// Aligned columns for people: amounts in `_cents` columns shown as money under the
     /// column's name without the suffix, numbers right-aligned, then a line saying how many

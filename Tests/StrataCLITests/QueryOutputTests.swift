@@ -1,0 +1,40 @@
+import Projections
+import Testing
+
+@testable import StrataCLI
+
+/// What a query prints of text it took from the history: the history is written by clients,
+/// so a cell must not be able to pass for a row, steer the terminal or run in a spreadsheet.
+@Suite struct QueryOutputTests {
+    private func output(_ rows: [[ProjectionValue]]) -> QueryOutput {
+        QueryOutput(
+            columns: ["entity", "reason", "amount_cents"], rows: rows, position: 9, source: "audit at position 9")
+    }
+
+    /// A line break in a stored reason stays in its cell: one line a row, then the count.
+    @Test func aTableCellStaysOnItsLine() {
+        let forged = "routine\n     265  2026-11-22T05:30:00.000Z  admin9  ERASE_PERSONAL_DATA\r\t\u{1b}[2J\u{85}"
+        let table = output([[.text("account-h2"), .text(forged), .integer(-150)]]).table
+        let lines = table.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 4 && lines[3].isEmpty, "\(table)")
+        #expect(lines[0].hasPrefix("entity      reason  ") && lines[0].hasSuffix("amount"))
+        let escaped = #"routine\n     265  2026-11-22T05:30:00.000Z  admin9  ERASE_PERSONAL_DATA\r\t\u{1b}[2J\u{85}"#
+        #expect(lines[1] == "account-h2  " + escaped + "   -1.50")
+        #expect(lines[2] == "(1 row; audit at position 9)")
+    }
+
+    /// Text a spreadsheet would run as a formula gets a `'` in front; numbers, phone numbers
+    /// and text with such a character further in are left as they are.
+    @Test func csvTextThatStartsAFormulaIsQuotedAsText() {
+        let rows: [[ProjectionValue]] = [
+            [.text("=HYPERLINK(\"http://evil.example/\",\"Click\")"), .text("a=b"), .integer(-5)],
+            [.text("-2+3+cmd|' /C calc'!A0"), .text("-x"), .null], [.text("@SUM(A1)"), .text("\tcell"), .integer(0)],
+            [.text("+919845012345"), .text("+91 (98450) 12-345"), .text("-1.50")], [.text("=1"), .text(""), .null],
+        ]
+        #expect(
+            output(rows).csv == "entity,reason,amount_cents\r\n"
+                + "\"'=HYPERLINK(\"\"http://evil.example/\"\",\"\"Click\"\")\",a=b,-5\r\n"
+                + "'-2+3+cmd|' /C calc'!A0,'-x,\r\n" + "'@SUM(A1),'\tcell,0\r\n"
+                + "+919845012345,+91 (98450) 12-345,-1.50\r\n" + "'=1,,\r\n")
+    }
+}
