@@ -41,15 +41,15 @@ let queryCases: [QueryCase] = [
         [{"account_id":"A3","active_loans":1,"agent_id":"agent-2","email":null,"loans_count":1,"name":"Priya \"PN\" Nair","opened_at":"2026-01-02T10:10:00.000Z","phone":"+919845012347","status":"ACTIVE"}]
         """#),
     QueryCase(
-        ["portfolio", "--agent", "agent-1"],
+        ["portfolio", "--agent", "agent-1", "--date", "2026-03-20"],
         #"""
-        [{"account_id":"A1","agent_id":"agent-1","approved_on":"2026-01-05","closed_on":null,"frequency":"MONTHLY","interest_method":"REDUCING","loan_id":"L1","monthly_rate_bp":400,"next_due_date":"2026-03-06","outstanding_cents":2162091,"principal_cents":3000000,"requested_on":"2026-01-05","status":"ACTIVE","tenure_months":3,"total_due_cents":3243137,"total_paid_cents":1081046},
-         {"account_id":"A2","agent_id":"agent-1","approved_on":null,"closed_on":null,"frequency":"MONTHLY","interest_method":"REDUCING","loan_id":"L3","monthly_rate_bp":350,"next_due_date":null,"outstanding_cents":0,"principal_cents":500000,"requested_on":"2026-02-20","status":"PENDING_APPROVAL","tenure_months":2,"total_due_cents":0,"total_paid_cents":0}]
+        [{"account_id":"A1","agent_id":"agent-1","approved_on":"2026-01-05","closed_on":null,"days_overdue":14,"frequency":"MONTHLY","interest_method":"REDUCING","loan_id":"L1","monthly_rate_bp":400,"next_due_date":"2026-03-06","outstanding_cents":2162091,"principal_cents":3000000,"requested_on":"2026-01-05","status":"ACTIVE","tenure_months":3,"total_due_cents":3243137,"total_paid_cents":1081046},
+         {"account_id":"A2","agent_id":"agent-1","approved_on":null,"closed_on":null,"days_overdue":0,"frequency":"MONTHLY","interest_method":"REDUCING","loan_id":"L3","monthly_rate_bp":350,"next_due_date":null,"outstanding_cents":0,"principal_cents":500000,"requested_on":"2026-02-20","status":"PENDING_APPROVAL","tenure_months":2,"total_due_cents":0,"total_paid_cents":0}]
         """#),
     QueryCase(
-        ["portfolio", "--status", "active", "--since", "2026-02-01", "--until", "2026-02-28"],
+        ["portfolio", "--status", "active", "--since", "2026-02-01", "--until", "2026-02-28", "--date", "2026-03-12"],
         #"""
-        [{"account_id":"A3","agent_id":"agent-2","approved_on":"2026-02-10","closed_on":null,"frequency":"MONTHLY","interest_method":"REDUCING","loan_id":"L2","monthly_rate_bp":300,"next_due_date":"2026-03-12","outstanding_cents":1254266,"principal_cents":1200000,"requested_on":"2026-02-10","status":"ACTIVE","tenure_months":2,"total_due_cents":1254266,"total_paid_cents":0}]
+        [{"account_id":"A3","agent_id":"agent-2","approved_on":"2026-02-10","closed_on":null,"days_overdue":0,"frequency":"MONTHLY","interest_method":"REDUCING","loan_id":"L2","monthly_rate_bp":300,"next_due_date":"2026-03-12","outstanding_cents":1254266,"principal_cents":1200000,"requested_on":"2026-02-10","status":"ACTIVE","tenure_months":2,"total_due_cents":1254266,"total_paid_cents":0}]
         """#),
     QueryCase(
         ["installments", "--loan", "L1"],

@@ -15,7 +15,7 @@ enum QueryCommand {
             OptionSpec("min-position", value: "P", help: "Wait until the projection has applied position P."),
             OptionSpec("wait", value: "SECONDS", help: "How long --min-position waits (default 10)."),
             OptionSpec("as-of", value: "POSITION|TIME", help: "The read model as it stood then, built from the store."),
-            OptionSpec("date", value: "YYYY-MM-DD", help: "The day aging is counted on (overdue, receivables)."),
+            OptionSpec("date", value: "YYYY-MM-DD", help: "The day aging is counted on (portfolio, overdue, receivables)."),
         ] + NamedQuery.filterOptions.map { OptionSpec($0, value: "VALUE", help: filterHelp[$0] ?? "") },
         discussion: """
             The queries and the filters each takes:
@@ -34,8 +34,8 @@ enum QueryCommand {
             projection from events.db up to that position (or the last event recorded at or before
             TIME: 2026-11-20T10:00:00Z, or a date for the end of that day) in a scratch file, queries
             it, and removes it, also when SIGINT, SIGTERM or SIGHUP ends it (exit 128 + the signal);
-            the live files are never touched. Aging (overdue, receivables) is counted on --date, else
-            the as-of day, else today (UTC).
+            the live files are never touched. Aging (portfolio, overdue, receivables) is counted on
+            --date, else the as-of day, else today (UTC).
 
             Exit codes: 0 answered (also with no rows), 1 --min-position not reached in time or the
             projection is stopped, 2 usage or environment (no such file, bad filter).
@@ -93,7 +93,10 @@ enum QueryCommand {
         }
         var day: LocalDate?
         if let text = arguments.value("date") {
-            guard query.agesOnADay else { throw UsageError("--date is for the aging queries: overdue, receivables") }
+            guard query.agesOnADay else {
+                let aging = NamedQuery.all.filter(\.agesOnADay).map(\.name).joined(separator: ", ")
+                throw UsageError("--date is for the aging queries: \(aging)")
+            }
             guard let parsed = LocalDate(text) else { throw UsageError("--date must be YYYY-MM-DD, got '\(text)'") }
             day = parsed
         }

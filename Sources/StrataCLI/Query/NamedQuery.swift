@@ -82,17 +82,23 @@ extension NamedQuery {
             ],
             orderBy: "account_id"),
         NamedQuery(
-            name: "portfolio", summary: "loans: status, principal, paid, outstanding, next due date",
+            name: "portfolio",
+            summary: "loans: status, principal, paid, outstanding, next due date, days overdue on --date",
             file: "readmodels", projections: LoanPortfolio.withInstallments,
+            // Days overdue as `overdue` counts them: from the oldest installment not fully paid
+            // (`next_due_date`) of an active loan, when it fell due before the day; else 0.
             select: """
                 SELECT loan_id, account_id, agent_id, status, principal_cents, monthly_rate_bp, tenure_months,
                        frequency, interest_method, requested_on, approved_on, closed_on, total_due_cents,
-                       total_paid_cents, outstanding_cents, next_due_date
+                       total_paid_cents, outstanding_cents, next_due_date,
+                       CASE WHEN status = 'ACTIVE' AND next_due_date < :as_of
+                            THEN CAST(julianday(:as_of) - julianday(next_due_date) AS INTEGER) ELSE 0
+                       END AS days_overdue
                 FROM loans
                 """,
             filters: [.agent("agent_id"), .status(), .exact("account", "account_id")]
                 + QueryFilter.days("requested_on"),
-            orderBy: "loan_id"),
+            orderBy: "loan_id", agesOnADay: true),
         NamedQuery(
             name: "installments", summary: "loan schedules: each installment with what is paid and the penalty",
             file: "readmodels", projections: [LoanInstallments()],
