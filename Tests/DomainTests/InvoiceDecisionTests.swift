@@ -144,6 +144,8 @@ struct InvoiceDecisionTests {
                 actor: People.agent),
             [
                 ("issueDate", "FUTURE_DATE"),
+                // A future issue date is still compared with the due date: every problem at once.
+                ("dueDate", "DUE_BEFORE_ISSUE"),
                 ("lines[1].description", "EMPTY"),
                 ("lines[1].quantityMilli", "MUST_BE_POSITIVE"),
                 ("lines[1].unitPriceCents", "OUT_OF_RANGE"),
@@ -163,6 +165,38 @@ struct InvoiceDecisionTests {
         expectInvalid(
             s.decide(create("inv-1", customer: customer), actor: People.agent),
             [("customer.taxId", "INVALID_FORMAT"), ("customer.stateCode", "INVALID_FORMAT")])
+    }
+
+    /// The subtotal and the total are amounts like any other: at most 10^15 cents. A line may
+    /// come to 10^16 on its own, and sums of such invoices would overflow the read models'
+    /// 64-bit totals per customer and per day.
+    @Test func anInvoiceAboveTheLargestAmountIsInvalid() {
+        let s = DomainScenario.lending()
+        func line(_ quantityMilli: Int64, discountBp: Int? = nil, taxRateBp: Int = 0) -> InvoiceLineRequest {
+            InvoiceLineRequest(
+                description: "Bulk", quantityMilli: quantityMilli, unitPriceCents: InvoiceLineRequest.maximumUnitPriceCents,
+                taxRateBp: taxRateBp, discountBp: discountBp)
+        }
+        // 100,000 units at 10^10 cents: 10^15 exactly, accepted; a thousandth of a unit more is not.
+        guard case .invoiceCreated(let created)? = s.decide(create("inv-1", lines: [line(100_000_000)]), actor: People.agent).events?.last
+        else {
+            Issue.record("an invoice of exactly the largest amount is accepted")
+            return
+        }
+        #expect(created.totals.totalCents == PayloadLimits.maximumAmountCents)
+        expectInvalid(
+            s.decide(create("inv-1", lines: [line(100_000_001)]), actor: People.agent), [("lines", "TOTAL_ABOVE_MAXIMUM")])
+        // Tax can carry the total over; a full discount does not bring the subtotal back under.
+        expectInvalid(
+            s.decide(create("inv-1", lines: [line(90_000_000, taxRateBp: 1_800)]), actor: People.agent),
+            [("lines", "TOTAL_ABOVE_MAXIMUM")])
+        expectInvalid(
+            s.decide(create("inv-1", lines: [line(1_000_000_000, discountBp: 10_000)]), actor: People.agent),
+            [("lines", "TOTAL_ABOVE_MAXIMUM")])
+        // The largest lines, 200 of them, at 28%: once refused for the sum, not overflowed.
+        expectInvalid(
+            s.decide(create("inv-1", lines: Array(repeating: line(1_000_000_000, taxRateBp: 2_800), count: 200)), actor: People.agent),
+            [("lines", "TOTAL_ABOVE_MAXIMUM")])
     }
 
     @Test func taxSlabsAreConfigured() {

@@ -44,6 +44,7 @@ public struct CreateInvoice: CommandPayload {
     public static let dueBeforeIssue = "DUE_BEFORE_ISSUE"
     public static let noLines = "NO_LINES"
     public static let tooManyLines = "TOO_MANY_LINES"
+    public static let totalAboveMaximum = "TOTAL_ABOVE_MAXIMUM"
 
     public var invoiceId: String
     public var series: String?
@@ -91,6 +92,15 @@ public struct CreateInvoice: CommandPayload {
         return valid ? nil : PayloadReader.Reason.invalidFormat
     }
 
+    /// Whether the lines' subtotal or total (tax included) is above the cap every amount has.
+    /// A line alone may come to 10^16 cents, so 200 of them would carry sums that overflow
+    /// the 64-bit totals the read models keep per customer and per day.
+    static func exceedsMaximum(_ lines: [InvoiceLineRequest]) -> Bool {
+        // The split only divides the tax; the sums are the same whatever it is.
+        let totals = InvoiceArithmetic.totals(lines.map { InvoiceArithmetic.line($0, split: .unsplit) }, split: .unsplit)
+        return max(totals.subtotalCents, totals.totalCents) > PayloadLimits.maximumAmountCents
+    }
+
     public init?(reading r: inout PayloadReader) {
         let invoiceId = r.identifier("invoiceId")
         let series = r.string("series", required: false, check: CreateInvoice.seriesProblem)
@@ -109,6 +119,7 @@ public struct CreateInvoice: CommandPayload {
             "lines", count: 1...CreateInvoice.maximumLines, tooFew: CreateInvoice.noLines,
             tooMany: CreateInvoice.tooManyLines
         ) { InvoiceLineRequest(reading: &$0) }
+        if let lines, CreateInvoice.exceedsMaximum(lines) { r.report("lines", CreateInvoice.totalAboveMaximum) }
         let sellerStateCode = r.string("sellerStateCode", required: false, check: CreateInvoice.stateCodeProblem)
         let notes = r.text("notes", maximumLength: PayloadLimits.notesLength, multiline: true, required: false)
         guard let invoiceId, let customer, let issueDate, let dueDate, let lines else { return nil }

@@ -160,13 +160,12 @@ public struct PayloadReader {
         return choice
     }
 
-    /// A `YYYY-MM-DD` date, never after today (the business date of `context.now`).
+    /// A `YYYY-MM-DD` date, never after today (the business date of `context.now`). A future
+    /// date is reported and still returned, so that checks across fields (a due date before
+    /// the issue date) report their problems too: the report alone refuses the command.
     public mutating func pastDate(_ key: String, required: Bool = true) -> LocalDate? {
         guard let date = date(key, required: required) else { return nil }
-        if date > context.today {
-            report(key, Reason.futureDate)
-            return nil
-        }
+        if date > context.today { report(key, Reason.futureDate) }
         return date
     }
 
