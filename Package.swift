@@ -80,8 +80,8 @@ let package = Package(
         .target(
             name: "StrataCLI",
             dependencies: [
-                "Bus", "CommandService", "EventStore", "Events", "ProjectorRuntime", "Projections", "StrataCore",
-                "StrataSQLite", "SubjectKeys", "Workloads", "CSodium", "CSystem",
+                "Bus", "CommandService", "Domain", "EventStore", "Events", "ProjectorRuntime", "Projections",
+                "StrataCore", "StrataSQLite", "SubjectKeys", "Workloads", "CSodium", "CSystem",
             ],
             swiftSettings: strict),
         .executableTarget(name: "strata", dependencies: ["StrataCLI"], swiftSettings: strict),

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import StrataCore
 import SubjectKeys
@@ -15,6 +16,8 @@ public struct Configuration: Sendable, Equatable {
     public var key: String?
     /// The config file that was read, if any.
     public var configFile: String?
+    /// The domain limits the config file sets (`domain`); DOMAIN's defaults for the others.
+    public var domain = DomainConfiguration()
 
     public static let defaultDataDirectory = "./data"
     public static let defaultCommandsEndpoint = "tcp://127.0.0.1:7701"
@@ -45,8 +48,16 @@ public struct Configuration: Sendable, Equatable {
         OptionSpec("key", value: "ID", help: "Key id client commands sign with (env STRATA_KEY)."),
     ]
 
-    /// The settings a config file may hold.
-    static let fileKeys: Set<String> = ["data", "keys", "commands", "events", "history", "key"]
+    /// The settings a config file may hold: strings, and the domain limits under `domain`.
+    static let fileKeys: Set<String> = ["data", "keys", "commands", "events", "history", "key", domainFileKey]
+
+    /// What a config file holds: its string settings by key, and the domain limits.
+    struct ConfigFile {
+        var settings: [String: String] = [:]
+        var domain = DomainConfiguration()
+
+        subscript(key: String) -> String? { settings[key] }
+    }
 
     public static func resolve(_ arguments: ParsedArguments, environment: [String: String]) throws(UsageError) -> Configuration {
         func setting(_ flag: String, _ variable: String) -> String? {
@@ -57,7 +68,7 @@ public struct Configuration: Sendable, Equatable {
 
         // The data directory comes first: the default config file lives in it.
         let explicitConfig = setting("config", "STRATA_CONFIG")
-        var file: [String: String] = [:]
+        var file = ConfigFile()
         if let explicitConfig {
             file = try readConfigFile(explicitConfig)
         }
@@ -81,10 +92,11 @@ public struct Configuration: Sendable, Equatable {
             eventsEndpoint: setting("events", "STRATA_EVENTS") ?? file["events"] ?? defaultEventsEndpoint,
             historyEndpoint: setting("history", "STRATA_HISTORY") ?? file["history"] ?? defaultHistoryEndpoint,
             key: setting("key", "STRATA_KEY") ?? file["key"],
-            configFile: configFile)
+            configFile: configFile,
+            domain: file.domain)
     }
 
-    static func readConfigFile(_ path: String) throws(UsageError) -> [String: String] {
+    static func readConfigFile(_ path: String) throws(UsageError) -> ConfigFile {
         guard let bytes = FileManager.default.contents(atPath: path) else {
             throw UsageError("cannot read the config file \(path)")
         }
@@ -95,18 +107,22 @@ public struct Configuration: Sendable, Equatable {
             throw UsageError("config file \(path) is not valid JSON: \(error)")
         }
         guard let members = json.objectValue else { throw UsageError("config file \(path) must hold a JSON object") }
-        var settings: [String: String] = [:]
+        var file = ConfigFile()
         for (key, value) in members {
             guard fileKeys.contains(key) else {
                 throw UsageError(
                     "config file \(path): unknown setting '\(key)' (known: \(fileKeys.sorted().joined(separator: ", ")))")
             }
+            if key == domainFileKey {
+                file.domain = try readDomainLimits(value, in: path)
+                continue
+            }
             guard let text = value.stringValue, !text.isEmpty else {
                 throw UsageError("config file \(path): '\(key)' must be a non-empty string")
             }
-            settings[key] = text
+            file.settings[key] = text
         }
-        return settings
+        return file
     }
 
     private static func standardized(_ path: String) -> String {

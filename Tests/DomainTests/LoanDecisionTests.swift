@@ -256,6 +256,33 @@ struct LoanDecisionTests {
                 [("principalCents", "ABOVE_MAXIMUM")])
         }
 
+        /// The largest maximum an operator may configure: a loan of it, weekly over a year at the
+        /// highest rate, is scheduled, accrues a year of penalty and is paid, every sum in `Int64`.
+        @Test(arguments: InterestMethod.allCases)
+        func principalAtTheLargestConfigurableMaximum(method: InterestMethod) {
+            var configuration = DomainConfiguration()
+            configuration.maximumPrincipalCents = DomainConfiguration.principalLimitRange.upperBound
+            let principal = configuration.maximumPrincipalCents
+            var s = DomainScenario.lending(configuration: configuration)
+            let longAgo = s.today.adding(days: -366)
+            ldGivenActiveLoan(
+                &s, principal: principal, rate: 500, tenure: 12, frequency: .weekly, method: method,
+                requestedOn: longAgo, approvedOn: longAgo)
+            guard case .loanApproved(let approved)? = s.history.last else {
+                Issue.record("no approval: \(s.history)")
+                return
+            }
+            #expect(approved.schedule.count == 52)
+            #expect(approved.schedule.reduce(0) { $0 + $1.principalCents } == principal)
+            let decision = s.decide(ldPay("P1", PayloadLimits.maximumAmountCents, on: s.today), actor: People.agent)
+            guard case .paymentReceived(let payment)? = decision.events?.first else {
+                Issue.record("\(decision)")
+                return
+            }
+            #expect(payment.allocation.penaltyCents > 0)
+            #expect(payment.outstandingAfterCents > 0)
+        }
+
         @Test(arguments: [300, 400, 500])
         func rateWithinRange(rate: Int) {
             let s = DomainScenario.lending()

@@ -6,6 +6,8 @@ public struct InvoiceLineRequest: Codable, Sendable, Hashable {
     public static let maximumQuantityMilli: Int64 = 1_000_000_000
     public static let maximumUnitPriceCents: Int64 = 10_000_000_000
     public static let notATaxSlab = "NOT_A_TAX_SLAB"
+    /// Any rate a line may carry, before it is checked against the configured slabs.
+    public static let taxRateRangeBp = 0...10_000
 
     public var description: String
     public var quantityMilli: Int64
@@ -27,7 +29,7 @@ public struct InvoiceLineRequest: Codable, Sendable, Hashable {
         let quantity = r.integer(
             "quantityMilli", in: 1...InvoiceLineRequest.maximumQuantityMilli, low: PayloadReader.Reason.mustBePositive)
         let price = r.integer("unitPriceCents", in: 0...InvoiceLineRequest.maximumUnitPriceCents)
-        let rate = r.int("taxRateBp", in: 0...10_000)
+        let rate = r.int("taxRateBp", in: InvoiceLineRequest.taxRateRangeBp)
         if let rate, !slabs.contains(rate) { r.report("taxRateBp", InvoiceLineRequest.notATaxSlab) }
         let discount = r.int("discountBp", in: 0...10_000, required: false)
         guard let description, let quantity, let price, let rate else { return nil }

@@ -1,13 +1,16 @@
 import Events
 import StrataCore
 
-/// The limits an operator may configure. The defaults are DOMAIN's.
+/// The domain's parameters; the defaults are DOMAIN's. The first three are the limits DOMAIN
+/// calls configured, which an operator sets in the config file (`domain`); the others are
+/// fixed rules, held here so that tests can vary them.
 public struct DomainConfiguration: Sendable, Hashable, Codable {
-    /// The largest principal a loan may ask for.
+    /// The largest principal a loan may ask for; within `principalLimitRange`.
     public var maximumPrincipalCents: Int64 = 100_000_000
-    /// The smallest cash-out an agent may request.
+    /// The smallest cash-out an agent may request; within `cashoutLimitRange`.
     public var minimumCashoutCents: Int64 = 10_000
-    /// The GST slabs an invoice line's tax rate must be one of.
+    /// The GST slabs an invoice line's tax rate must be one of: distinct, each within
+    /// `taxSlabRange`, at least one.
     public var taxSlabsBp: [Int] = [0, 500, 1_200, 1_800, 2_800]
     /// The commission rate until an admin sets a global default.
     public var defaultCommissionRateBp: Int = 1_000
@@ -17,6 +20,16 @@ public struct DomainConfiguration: Sendable, Hashable, Codable {
     public var defaultInvoiceSeries: String = "INV"
 
     public init() {}
+
+    /// What the maximum principal may be set to. Any money field is capped at
+    /// `PayloadLimits.maximumAmountCents`, so a larger maximum would change nothing; below
+    /// 1 no loan could be requested.
+    public static let principalLimitRange: ClosedRange<Int64> = 1...PayloadLimits.maximumAmountCents
+    /// What the minimum cash-out may be set to: a cash-out is a positive amount, and one above
+    /// the cap on any amount could never be requested.
+    public static let cashoutLimitRange: ClosedRange<Int64> = 1...PayloadLimits.maximumAmountCents
+    /// What a tax slab may be: a rate an invoice line can carry (0–100 %).
+    public static let taxSlabRange: ClosedRange<Int> = InvoiceLineRequest.taxRateRangeBp
 }
 
 /// What a decision may know besides the command and the state: "now", configuration,

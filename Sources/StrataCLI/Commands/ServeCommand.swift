@@ -41,6 +41,11 @@ enum ServeCommand {
             (STORE_FAILURE) and nothing of it is recorded, so a retry is decided afresh; the service
             keeps running and records commands again as soon as there is room.
 
+            It decides by the domain limits of the config file ("domain": maximumPrincipalCents,
+            minimumCashoutCents, taxSlabsBp; DOMAIN's defaults for those it leaves out), and logs them
+            before the "ready" line. Events keep what was decided, so a changed limit applies to commands
+            from then on and never to the history.
+
             SIGINT or SIGTERM stops it gracefully: commands that arrive from then on are answered
             UNAVAILABLE, those already taken are decided, committed, answered and published, the head
             is signed, and it exits 0. A second signal ends it at once (exit 130).
@@ -76,6 +81,7 @@ enum ServeCommand {
             settings.checkpointInterval = TimeInterval(seconds)
         }
         settings.maximumStoreBytes = try arguments.integer("max-store-bytes", in: 65_536...Int64.max)
+        settings.domain = configuration.domain
         settings.checkpointKey = { () throws(ServerError) in
             do {
                 return try checkpointKey(arguments, environment, configuration, logger: logger)
@@ -126,6 +132,11 @@ enum ServeCommand {
                 "the chain matches its last signed checkpoint position=\(checkpoint.position) "
                     + "signedAt=\(checkpoint.signedAt)")
         }
+        let limits = configuration.domain
+        logger.info(
+            "domain limits maximumPrincipalCents=\(limits.maximumPrincipalCents) "
+                + "minimumCashoutCents=\(limits.minimumCashoutCents) "
+                + "taxSlabsBp=\(limits.taxSlabsBp.map(String.init).joined(separator: ","))")
         logger.info(
             "ready commands=\(endpoints.commands) events=\(endpoints.events) history=\(endpoints.history) "
                 + "head=\(server.startingHead) store=\(configuration.eventStorePath)")
