@@ -15,13 +15,16 @@ import StrataCore
 /// or cancelled. Cash-outs come last, sized from what the read models say each agent may
 /// collect (`cashouts(collectible:)`).
 ///
-/// Deterministic for a given prefix and `today`; every id starts with the prefix, so demos
-/// can run again and again against one store. Schedules are computed with the same
-/// calculator the service uses, so every payment fits what is owed.
+/// Deterministic for a given prefix, `today` and limits; every id starts with the prefix, so
+/// demos can run again and again against one store. Schedules are computed with the same
+/// calculator the service uses, so every payment fits what is owed. The commands keep within
+/// the domain limits the service was configured with (`limits`): a principal is at most the
+/// maximum, a tax rate is one of the slabs, and no cash-out below the minimum is asked for.
 public struct DemoMonth: Sendable {
     public let admin: String
     public let prefix: String
     public let today: LocalDate
+    public let limits: DomainConfiguration
 
     public static let agents = 6
     public static let approvedAgents = 4
@@ -30,10 +33,11 @@ public struct DemoMonth: Sendable {
     public static let invoices = 15
     public static let customers = 6
 
-    public init(admin: String, prefix: String, today: LocalDate) {
+    public init(admin: String, prefix: String, today: LocalDate, limits: DomainConfiguration = DomainConfiguration()) {
         self.admin = admin
         self.prefix = prefix
         self.today = today
+        self.limits = limits
     }
 
     /// The first day of the month that ends today.
@@ -132,7 +136,7 @@ public struct DemoMonth: Sendable {
             let id = loanId(n)
             let frequency = LoanFrequency.allCases[n % 3]
             let method: InterestMethod = n % 4 == 3 ? .flat : .reducing
-            let principal = Int64(20_000 + (n * 7919) % 180_000) * 100
+            let principal = min(Int64(20_000 + (n * 7919) % 180_000) * 100, limits.maximumPrincipalCents)
             let rate = 300 + (n * 37) % 201
             let tenure = 2 + n % 11
             // Six loans from the older book (40 to 130 days ago); the rest within the month.
@@ -156,7 +160,9 @@ public struct DemoMonth: Sendable {
                 principalCents: principal, monthlyRateBp: rate, tenureMonths: tenure, frequency: frequency,
                 method: method, approvedOn: approvedOn)
             let habit = n == 5 ? Habit.neverPaid : Habit.cycle[n % Habit.cycle.count]
-            for (k, payment) in payments(schedule, habit: habit, approvedOn: approvedOn).enumerated() {
+            // A principal capped low enough leaves installments of 0 cents, which nobody pays.
+            let payments = payments(schedule, habit: habit, approvedOn: approvedOn).filter { $0.amount > 0 }
+            for (k, payment) in payments.enumerated() {
                 let method = PaymentMethod.allCases[(n + k) % 3]
                 bodies.append(
                     body(
@@ -214,7 +220,7 @@ public struct DemoMonth: Sendable {
                 InvoiceLineRequest(
                     description: "\(items[(n + k) % items.count]) \(n + 1)", quantityMilli: Int64(1000 * (1 + (n + k) % 4)),
                     unitPriceCents: Int64(1_500 + (n * 311 + k * 97) % 8_500) * 100,
-                    taxRateBp: DomainConfiguration().taxSlabsBp[(n + k) % 5], discountBp: k == 1 ? 500 : nil)
+                    taxRateBp: limits.taxSlabsBp[(n + k) % limits.taxSlabsBp.count], discountBp: k == 1 ? 500 : nil)
             }
             let issueDate = firstDay.adding(days: n * 2)
             let dueDate = issueDate.adding(days: 15)
@@ -269,7 +275,7 @@ public struct DemoMonth: Sendable {
         for n in 0..<Self.approvedAgents {
             let agent = agentId(n)
             let amount = (collectible[agent] ?? 0) / 2 / 100 * 100
-            guard amount >= DomainConfiguration().minimumCashoutCents else { continue }
+            guard amount >= limits.minimumCashoutCents else { continue }
             bodies.append(
                 body(
                     "cashout-\(n)-request", actor: agent,

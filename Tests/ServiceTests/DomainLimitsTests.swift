@@ -7,8 +7,8 @@ import Testing
 import Workloads
 
 /// The domain limits of the config file, through the real processes: `serve` decides by them
-/// (and by DOMAIN's defaults without them), and a value out of range stops every command before
-/// it starts.
+/// (and by DOMAIN's defaults without them), a value out of range stops every command before it
+/// starts, and `up` and `demo` run within them.
 @Suite struct DomainLimitsTests {
     /// A lower maximum principal, a higher minimum cash-out, and slabs of 0 and 10 % only.
     static let configured =
@@ -166,6 +166,55 @@ import Workloads
             #expect(run.stderr.contains("config file \(config): \(message)"), "\(command): \(run.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("checkpoint.key").path))
+    }
+
+    /// `up` hands the config file to `serve`, and `demo`, given the same file, keeps within its
+    /// limits: a maximum below most of the demo's principals, and slabs it does not use by default.
+    @Test func upAndTheDemoRunWithinTheConfiguredLimits() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-limits")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let config = data.appendingPathComponent("limits.json").path
+        let limits = #"{"domain": {"maximumPrincipalCents": 3000000, "minimumCashoutCents": 25000, "#
+            + #""taxSlabsBp": [0, 1000]}}"#
+        try Data(limits.utf8).write(to: URL(fileURLWithPath: config))
+        let endpoints = try ["commands", "events", "history"].map {
+            ("--\($0)", "tcp://127.0.0.1:\(try freeLoopbackPort())")
+        }
+        let settings = ["--data", data.path, "--config", config]
+        let up = try StrataProcess(
+            ["up"] + settings + endpoints.flatMap { [$0.0, $0.1] } + ["--key", ServiceProcess.Keys.service])
+        defer { up.stop() }
+        for name in ["serve", "project-readmodels", "project-audit"] {
+            try up.waitForLine(containing: "\(name): ready ")
+        }
+        #expect(
+            up.log.contains("domain limits maximumPrincipalCents=3000000 minimumCashoutCents=25000 taxSlabsBp=0,1000"),
+            "\(up.log)")
+
+        let demo = try ChildProcess.strata(
+            ["demo", "--prefix", "lim", "--commands", endpoints[0].1, "--timeout", "120"] + settings)
+        #expect(demo.exitCode == 0, "\(demo.stdout)\(demo.stderr)\n\(up.log)")
+        #expect(demo.stdout.contains(" 0 refused"), "\(demo.stdout)")
+
+        let replay = try ChildProcess.strata(["replay", "--type", "LoanRequested,InvoiceCreated", "--data", data.path])
+        #expect(replay.exitCode == 0, "\(replay.stderr)")
+        var loans = 0
+        var lines = 0
+        for line in replay.stdout.split(separator: "\n") {
+            let event = try JSONParser.parse(Array(line.utf8))
+            if let principal = event["data"]?["principalCents"]?.integerValue {
+                loans += 1
+                #expect(principal <= 3_000_000, "\(line)")
+            }
+            for invoiceLine in event["data"]?["lines"]?.arrayValue ?? [] {
+                lines += 1
+                #expect([0, 1000].contains(invoiceLine["taxRateBp"]?.integerValue), "\(line)")
+            }
+        }
+        #expect(loans == DemoMonth.loans && lines > 0, "\(replay.stdout)")
+        up.send(signal: SIGINT)
+        #expect(up.waitForExit(timeout: 60) == 0, "\(up.log)")
     }
 
     /// `strata status --config FILE` with domain limits: what an operator runs first.

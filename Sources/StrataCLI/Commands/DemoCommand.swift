@@ -29,6 +29,9 @@ enum DemoCommand {
             refused, waits for readmodels.db to reach the last position, and prints the dashboard.
 
             Every id starts with the prefix, so the demo can run any number of times against one store.
+            It keeps within the domain limits of the config file ("domain"), as the service reads them:
+            principals are capped at the maximum, tax rates are the configured slabs, and no cash-out
+            below the minimum is asked for; so give it the config file the service runs with.
             It signs with --key (or STRATA_KEY), else the key file's first key with the commands scope.
             It reads events.db (for the admin) and readmodels.db (for the dashboard), so it runs on the
             machine that holds the data directory, as `strata up` does.
@@ -53,7 +56,7 @@ enum DemoCommand {
             throw UsageError("--prefix must be 1–24 characters of [A-Za-z0-9_-]")
         }
         let admin = try arguments.value("admin") ?? firstAdmin(configuration)
-        let month = DemoMonth(admin: admin, prefix: prefix, today: today)
+        let month = DemoMonth(admin: admin, prefix: prefix, today: today, limits: configuration.domain)
 
         printLine("demo \(prefix): the month \(month.firstDay) to \(today), decided by admin \(admin)")
         let context = try ZMQContext()
