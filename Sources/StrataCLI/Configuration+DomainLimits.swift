@@ -14,8 +14,8 @@ extension Configuration {
         case maximumPrincipalCents, minimumCashoutCents, taxSlabsBp
     }
 
-    /// The limits the `domain` object sets, the others left at DOMAIN's defaults; refuses an unknown key
-    /// and a value outside its range, naming the key and the range.
+    /// The limits the `domain` object sets, the others left at DOMAIN's defaults; refuses an
+    /// unknown key and a value outside its range, naming the key and the range.
     static func readDomainLimits(_ value: JSONValue, in path: String) throws(UsageError) -> DomainConfiguration {
         let known = DomainLimitKey.allCases.map(\.rawValue).joined(separator: ", ")
         guard let members = value.objectValue else {
@@ -50,7 +50,8 @@ extension Configuration {
 
     private static func taxSlabs(_ value: JSONValue, _ name: String) throws(UsageError) -> [Int] {
         let range = DomainConfiguration.taxSlabRange
-        let rule = "a non-empty array of distinct integers from \(range.lowerBound) to \(range.upperBound) (basis points)"
+        let rule =
+            "a non-empty array of distinct integers from \(range.lowerBound) to \(range.upperBound) (basis points)"
         guard let elements = value.arrayValue, !elements.isEmpty else { throw UsageError("\(name) must be \(rule)") }
         var slabs: [Int] = []
         for element in elements {

@@ -161,8 +161,8 @@ public struct DemoMonth: Sendable {
                 method: method, approvedOn: approvedOn)
             let habit = n == 5 ? Habit.neverPaid : Habit.cycle[n % Habit.cycle.count]
             // A principal capped low enough leaves installments of 0 cents, which nobody pays.
-            let payments = payments(schedule, habit: habit, approvedOn: approvedOn).filter { $0.amount > 0 }
-            for (k, payment) in payments.enumerated() {
+            let paid = payments(schedule, habit: habit, approvedOn: approvedOn).filter { $0.amount > 0 }
+            for (k, payment) in paid.enumerated() {
                 let method = PaymentMethod.allCases[(n + k) % 3]
                 bodies.append(
                     body(
