@@ -27,6 +27,9 @@ import StrataCore
 public struct AgentEarnings: Projection {
     public init() {}
 
+    /// The values of `cashouts.status`, as the SQL below writes them.
+    public static let cashoutStatuses = ["PENDING", "APPROVED", "REJECTED"]
+
     public var name: String { "agent_earnings" }
 
     public var categories: [String]? { ["user", "loan", "agent", "cashout", "settings"] }

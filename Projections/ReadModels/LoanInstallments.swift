@@ -18,6 +18,9 @@ import StrataCore
 public struct LoanInstallments: Projection {
     public init() {}
 
+    /// The values of `loan_installments.status`, as the SQL below writes them.
+    public static let statuses = ["UNPAID", "PARTIAL", "PAID"]
+
     public var name: String { "amortization_schedule" }
 
     public var categories: [String]? { ["loan"] }

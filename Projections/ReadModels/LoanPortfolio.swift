@@ -23,6 +23,9 @@ import StrataCore
 public struct LoanPortfolio: Projection {
     public init() {}
 
+    /// The values of `loans.status`, as the SQL below writes them.
+    public static let statuses = ["PENDING_APPROVAL", "ACTIVE", "REJECTED", "CLOSED"]
+
     /// This projection with the one it reads, in the order they must be applied.
     public static let withInstallments: [any Projection] = [LoanInstallments(), LoanPortfolio()]
 

@@ -11,6 +11,9 @@
 public struct PendingApprovals: Projection {
     public init() {}
 
+    /// The values of `pending_approvals.kind`, as the SQL below writes them.
+    public static let kinds = ["AGENT", "LOAN", "CASHOUT"]
+
     public var name: String { "pending_approvals" }
 
     public var categories: [String]? { [] }

@@ -1,3 +1,4 @@
+import Events
 import Projections
 
 /// A question analysts ask of the read models every day, by name: `strata query accounts
@@ -35,14 +36,14 @@ extension QueryFilter {
     fileprivate static func agent(_ column: String) -> QueryFilter {
         QueryFilter(option: "agent", kind: .exact, condition: "\(column) = :agent")
     }
-    fileprivate static func status(_ column: String = "status") -> QueryFilter {
-        QueryFilter(option: "status", kind: .code, condition: "\(column) = :status")
+    fileprivate static func status(_ codes: [String], _ column: String = "status") -> QueryFilter {
+        QueryFilter(option: "status", kind: .code(codes), condition: "\(column) = :status")
     }
     fileprivate static func exact(_ option: String, _ column: String) -> QueryFilter {
         QueryFilter(option: option, kind: .exact, condition: "\(column) = :\(option)")
     }
-    fileprivate static func code(_ option: String, _ column: String) -> QueryFilter {
-        QueryFilter(option: option, kind: .code, condition: "\(column) = :\(option)")
+    fileprivate static func code(_ option: String, _ column: String, _ codes: [String]) -> QueryFilter {
+        QueryFilter(option: option, kind: .code(codes), condition: "\(column) = :\(option)")
     }
     /// `--since` and `--until` on a date column.
     fileprivate static func days(_ column: String) -> [QueryFilter] {
@@ -78,7 +79,7 @@ extension NamedQuery {
                         account_id LIKE :search ESCAPE '\' OR name LIKE :search ESCAPE '\'
                         OR phone LIKE :search ESCAPE '\' OR email LIKE :search ESCAPE '\'
                         """#),
-                .agent("assigned_agent_id"), .status(),
+                .agent("assigned_agent_id"), .status(AccountStatus.allCases.map(\.rawValue)),
             ],
             orderBy: "account_id"),
         NamedQuery(
@@ -96,7 +97,7 @@ extension NamedQuery {
                        END AS days_overdue
                 FROM loans
                 """,
-            filters: [.agent("agent_id"), .status(), .exact("account", "account_id")]
+            filters: [.agent("agent_id"), .status(LoanPortfolio.statuses), .exact("account", "account_id")]
                 + QueryFilter.days("requested_on"),
             orderBy: "loan_id", agesOnADay: true),
         NamedQuery(
@@ -108,7 +109,7 @@ extension NamedQuery {
                        status, paid_on
                 FROM loan_installments
                 """,
-            filters: [.exact("loan", "loan_id"), .status()] + QueryFilter.days("due_date"),
+            filters: [.exact("loan", "loan_id"), .status(LoanInstallments.statuses)] + QueryFilter.days("due_date"),
             orderBy: "loan_id, number"),
         NamedQuery(
             name: "payments", summary: "loan payments and how each was allocated (penalty, interest, principal)",
@@ -124,7 +125,7 @@ extension NamedQuery {
             name: "overdue", summary: "overdue loans as of --date (default today), with the aging bucket",
             file: "readmodels", projections: LoanPortfolio.withInstallments,
             select: "SELECT * FROM (\(OverdueAging.sql))",
-            filters: [.agent("agent_id"), .exact("bucket", "bucket")],
+            filters: [.agent("agent_id"), .code("bucket", "bucket", OverdueAging.Bucket.allCases.map(\.rawValue))],
             orderBy: "days_overdue DESC, loan_id", agesOnADay: true),
         NamedQuery(
             name: "agents", summary: "agent performance: loans released, collected, earned, collectible",
@@ -143,7 +144,7 @@ extension NamedQuery {
                 LEFT JOIN commission_rates r ON r.agent_id = u.user_id
                 """,
             fixed: ["u.role = 'AGENT'"],
-            filters: [.agent("u.user_id"), .status("u.status")],
+            filters: [.agent("u.user_id"), .status(UserStatus.allCases.map(\.rawValue), "u.status")],
             orderBy: "u.user_id"),
         NamedQuery(
             name: "cashouts", summary: "agents' cash-out requests and their decisions",
@@ -153,14 +154,15 @@ extension NamedQuery {
                        decided_at, reason
                 FROM cashouts
                 """,
-            filters: [.agent("agent_id"), .status()] + QueryFilter.instants("requested_at"),
+            filters: [.agent("agent_id"), .status(AgentEarnings.cashoutStatuses)]
+                + QueryFilter.instants("requested_at"),
             orderBy: "requested_at, cashout_id"),
         NamedQuery(
             name: "pending", summary: "what waits for an admin: agents, loans and cash-outs to approve",
             file: "readmodels",
             projections: [Users()] + LoanPortfolio.withInstallments + [AgentEarnings(), PendingApprovals()],
             select: "SELECT kind, entity_id, agent_id, requested_by, requested_on, amount_cents FROM pending_approvals",
-            filters: [.code("kind", "kind"), .agent("agent_id")],
+            filters: [.code("kind", "kind", PendingApprovals.kinds), .agent("agent_id")],
             orderBy: "requested_at, entity_id"),
         NamedQuery(
             name: "dashboard", summary: "the headline figures in one row",
@@ -177,7 +179,8 @@ extension NamedQuery {
                        tax_cents, total_cents, paid_cents, balance_cents, status
                 FROM invoices
                 """,
-            filters: [.exact("customer", "party_id"), .status()] + QueryFilter.days("issue_date"),
+            filters: [.exact("customer", "party_id"), .status(InvoiceStatus.allCases.map(\.rawValue))]
+                + QueryFilter.days("issue_date"),
             orderBy: "issue_date, invoice_number"),
         NamedQuery(
             name: "receivables", summary: "what each customer owes as of --date (default today), aged by days past due",
@@ -203,7 +206,10 @@ extension NamedQuery {
             name: "users", summary: "users (admins and agents) and their approval",
             file: "readmodels", projections: [Users()],
             select: "SELECT user_id, username, role, status, registered_at, decided_by, decided_at FROM users",
-            filters: [.code("role", "role"), .status()], orderBy: "user_id"),
+            filters: [
+                .code("role", "role", Role.allCases.map(\.rawValue)), .status(UserStatus.allCases.map(\.rawValue)),
+            ],
+            orderBy: "user_id"),
         NamedQuery(
             name: "notifications", summary: "a user's inbox, oldest first",
             file: "readmodels", projections: [Notifications()],

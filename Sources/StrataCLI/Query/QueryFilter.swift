@@ -7,18 +7,19 @@ import StrataCore
 /// what the user typed only ever travels as that parameter's bound value.
 struct QueryFilter: Sendable {
     /// How the option's text becomes the bound value.
-    enum Kind: Sendable {
+    enum Kind: Sendable, Equatable {
         /// Bound as typed (ids).
         case exact
-        /// A code the read models store in capitals (`ACTIVE`, `AGENT`): bound uppercased.
-        case code
+        /// A code the read models store in capitals (`ACTIVE`, `AGENT`), one of `codes`: bound
+        /// uppercased. Any other is a usage error, not a query that quietly answers no rows.
+        case code([String])
         /// A `YYYY-MM-DD` day, compared with a date column.
         case day
         /// The start of a time range on a `recorded_at`-style column: a time, or a day's first instant.
         case since
         /// The end of a time range (inclusive): a time, or a day's last millisecond.
         case until
-        /// A piece of text found anywhere in the columns of the condition (`LIKE`, case-insensitive).
+        /// A piece of text found anywhere in the columns of the condition (`LIKE`: ASCII letters in any case).
         case search
     }
 
@@ -35,8 +36,10 @@ struct QueryFilter: Sendable {
         case .exact:
             guard !text.isEmpty else { throw UsageError("--\(option) must not be empty") }
             return .text(text)
-        case .code:
-            guard !text.isEmpty else { throw UsageError("--\(option) must not be empty") }
+        case .code(let codes):
+            guard codes.contains(text.uppercased()) else {
+                throw UsageError("--\(option) must be one of \(codes.joined(separator: ", ")), got '\(text)'")
+            }
             return .text(text.uppercased())
         case .day:
             guard let day = LocalDate(text) else {
