@@ -32,4 +32,26 @@ struct StatusCommandTests {
                 + "position 1: events.db is older than this file (restored from a backup?); rebuild it from the store")
         try strata(["status", "--only", "events", "--data", data], expecting: 0)
     }
+
+    /// A file that is no projection, or another projection than its name says, is shown as
+    /// such: nothing stopped it, and it does not pass for the projection it replaced.
+    @Test func aFileThatIsNotTheProjectionIsUnreadable() throws {
+        let history = try KnownHistory.make()
+        defer { history.remove() }
+        let data = history.data.path
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: data + "/readmodels.db" + suffix) }
+        try FileManager.default.removeItem(atPath: data + "/readmodels.db")
+        try FileManager.default.copyItem(atPath: data + "/audit.db", toPath: data + "/readmodels.db")
+
+        let json = try jsonLine(try strata(["status", "--format", "json", "--data", data], expecting: 1).stdout)
+        #expect(json["projections"] == ["audit": .integer(history.head)], "\(json)")
+        let problem = "\(data)/readmodels.db holds the audit projection, not readmodels"
+        #expect(json["errors"]?["readmodels"] == .string(problem))
+        let text = try strata(["status", "--data", data], expecting: 1).stdout
+        #expect(text.contains("readmodels                 UNREADABLE: " + problem), "\(text)")
+
+        try Data("not a database".utf8).write(to: URL(fileURLWithPath: data + "/audit.db"))
+        let garbage = try strata(["status", "--only", "audit", "--data", data], expecting: 1).stdout
+        #expect(garbage.contains("audit                      UNREADABLE: "), "\(garbage)")
+    }
 }

@@ -24,8 +24,12 @@ enum StatusCommand {
             or `--only audit` the store and that one projection, whose missing file then counts as a
             problem ("no file yet").
 
-            Exit codes: 0 no projection shown is stopped, 1 one is (its error is shown) or is beyond the
-            head, events.db is damaged or, with --only, the projection has no file yet, 2 no event store.
+            A projection's file that cannot be read, or holds another projection (audit.db copied over
+            readmodels.db), is shown UNREADABLE with the reason.
+
+            Exit codes: 0 no projection shown is stopped, 1 one is (its error is shown), is beyond the
+            head or is unreadable, events.db is damaged or, with --only, the projection has no file yet,
+            2 no event store.
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
@@ -41,6 +45,8 @@ enum StatusCommand {
         let store = try VerifyCommand.openReadOnly(configuration.eventStorePath)
         var positions: [(String, Int64)] = []
         var errors: [(String, String)] = []
+        // Files that cannot be read as that projection at all: not stopped, but not there either.
+        var unreadable: Set<String> = []
         // With --only NAME, a projection whose projector should have made its file by now.
         var missing: [(String, String)] = []
         for name in names {
@@ -50,9 +56,15 @@ enum StatusCommand {
                     if only == name { missing.append((name, "no file yet (\(target.path))")) }
                     continue
                 }
+                guard snapshot.name == name else {
+                    unreadable.insert(name)
+                    errors.append((name, "\(target.path) holds the \(snapshot.name) projection, not \(name)"))
+                    continue
+                }
                 positions.append((name, snapshot.checkpoint))
                 if let stop = snapshot.stop { errors.append((name, stop.description)) }
             } catch {
+                unreadable.insert(name)
                 errors.append((name, error.message))
             }
         }
@@ -85,8 +97,9 @@ enum StatusCommand {
             for name in names {
                 let position = positions.first { $0.0 == name }?.1
                 let error = errors.first { $0.0 == name }?.1
+                let label = ahead.contains(name) ? "AHEAD" : unreadable.contains(name) ? "UNREADABLE" : "STOPPED"
                 let state =
-                    error.map { ahead.contains(name) ? "AHEAD: \($0)" : "STOPPED: \($0)" }
+                    error.map { "\(label): \($0)" }
                     ?? position.map { $0 == head ? "up to date" : "\(head - $0) behind" } ?? "no file yet"
                 let at = position.map { "at \($0)" } ?? ""
                 printLine("\(name.padding(toLength: 11, withPad: " ", startingAt: 0)) \(at.padding(toLength: 14, withPad: " ", startingAt: 0)) \(state)")
