@@ -118,7 +118,7 @@ public final class ProjectionSnapshot {
             let other = try SQLiteConnection(path: otherPath, mode: .readOnly)
             let ours = try Self.objects(connection)
             let theirs = try Self.objects(other)
-            for (name, sql) in ours where theirs[name] != sql {
+            for (name, sql) in ours where theirs[name]?.utf8.elementsEqual(sql.utf8) != true {
                 return Comparison(
                     tables: 0, rows: 0,
                     difference: theirs[name] == nil
@@ -149,10 +149,14 @@ public final class ProjectionSnapshot {
                     index += 1
                     let a = hasLeft ? (0..<left.columnCount).map { left.value($0) } : nil
                     let b = hasRight ? (0..<right.columnCount).map { right.value($0) } : nil
-                    if a != b {
+                    if !Self.identical(a, b) {
+                        let (live, rebuilt) = (Self.describe(a), Self.describe(b))
+                        // Such as text in another Unicode normalization, which reads the same.
+                        let bytes = live == rebuilt ? " (they print the same, but their bytes differ)" : ""
                         return Comparison(
                             tables: tables.count, rows: rows,
-                            difference: "table \(table), row \(index) in order: live \(Self.describe(a)), rebuilt \(Self.describe(b))")
+                            difference:
+                                "table \(table), row \(index) in order: live \(live), rebuilt \(rebuilt)\(bytes)")
                     }
                     rows += 1
                 }
@@ -160,6 +164,22 @@ public final class ProjectionSnapshot {
             return Comparison(tables: tables.count, rows: rows, difference: nil)
         } catch {
             throw ProjectorError(.io, "comparing \(path) with \(otherPath): \(error)")
+        }
+    }
+
+    /// Whether two rows hold the same values, text compared byte for byte: Swift's `==` on
+    /// strings is canonical equivalence, so "José" precomposed would equal "José" with a
+    /// combining accent, although the files hold different bytes (and a query for one misses
+    /// the other).
+    private static func identical(_ a: [SQLiteValue]?, _ b: [SQLiteValue]?) -> Bool {
+        guard let a, let b else { return a == nil && b == nil }
+        return a.count == b.count && zip(a, b).allSatisfy { identical($0, $1) }
+    }
+
+    private static func identical(_ a: SQLiteValue?, _ b: SQLiteValue?) -> Bool {
+        switch (a, b) {
+        case (.text(let x)?, .text(let y)?): x.utf8.elementsEqual(y.utf8)
+        default: a == b
         }
     }
 

@@ -4,6 +4,7 @@ import Foundation
 import ProjectorRuntime
 import Projections
 import StrataCore
+import StrataSQLite
 import StrataTesting
 import Testing
 
@@ -75,5 +76,28 @@ import Testing
         #expect(result.stop == nil && result.position == 2)
         let comparison = try live.compare(with: output)
         #expect(comparison.difference == nil, "\(comparison.difference ?? "")")
+    }
+
+    /// Text that reads the same but is stored in other bytes (NFC "José" against NFD, an "e"
+    /// and a combining acute accent) is a difference: the files are compared as SQLite holds
+    /// them, not as Swift's strings, which count canonically equivalent text as equal.
+    @Test func textInAnotherUnicodeNormalizationIsADifference() throws {
+        let h = try ProjectionHarness(ReadModels.all, name: "readmodels")
+        try h.given(F.agentRegistered("agent-1", username: "ravi"), stream: "user-agent-1", actor: "agent-1")
+        try h.given(F.agentApproved("agent-1"), stream: "user-agent-1")
+        try h.given(F.accountOpened("A1", name: "Jos\u{E9}"), stream: "account-A1", actor: "agent-1")
+        let output = h.directory.appendingPathComponent("rebuilt.db").path
+        _ = try Rebuild.run(
+            name: "readmodels", projections: ReadModels.all, from: Recorded(events: h.recorded), into: output)
+        let live = try #require(try ProjectionSnapshot(path: h.database.path))
+        #expect(try live.compare(with: output).difference == nil)
+
+        let decomposed = "Jose\u{301}"
+        #expect(decomposed == "Jos\u{E9}" && Array(decomposed.utf8) != Array("Jos\u{E9}".utf8))
+        let rebuilt = try SQLiteConnection(path: output, mode: .readWrite)
+        try rebuilt.statement("UPDATE accounts SET name = ? WHERE account_id = 'A1'").run([.text(decomposed)])
+        #expect(rebuilt.changes == 1)
+        let difference = try #require(try live.compare(with: output).difference)
+        #expect(difference.contains("table accounts"), "\(difference)")
     }
 }

@@ -19,13 +19,13 @@ enum RebuildCommand {
             are never written.
 
             With --compare it first takes a read snapshot of the live file, rebuilds up to that
-            snapshot's checkpoint, then compares every table row for row (and every schema object):
-            exit 0 when equal (the rebuilt file is then removed), exit 1 naming the first difference
-            (the rebuilt file is kept for inspection). A live file stopped at an event is compared up to
-            its checkpoint without the stop it records, which is printed instead. Without --compare it
-            rebuilds up to the head and keeps the file: to put it in place, stop the projector and move
-            it over the live file (or simply delete the live file: the projector rebuilds it through
-            history when it starts).
+            snapshot's checkpoint, then compares every table row for row (and every schema object,
+            text byte for byte): exit 0 when equal (the rebuilt file is then removed), exit 1 naming
+            the first difference (the rebuilt file is kept for inspection). A live file stopped at an
+            event is compared up to its checkpoint without the stop it records, which is printed
+            instead. Without --compare it rebuilds up to the head and keeps the file: to put it in
+            place, stop the projector and move it over the live file (or simply delete the live file:
+            the projector rebuilds it through history when it starts).
 
             Exit codes: 0 rebuilt (and equal), 1 a difference or an event that cannot be applied,
             2 usage or environment.
