@@ -27,8 +27,10 @@ enum RebuildCommand {
             place, stop the projector and move it over the live file (or simply delete the live file:
             the projector rebuilds it through history when it starts).
 
-            Exit codes: 0 rebuilt (and equal), 1 a difference or an event that cannot be applied,
-            2 usage or environment.
+            Exit codes: 0 rebuilt (and equal); 1 the rebuild found a problem: an event it cannot apply
+            (STOPPED), or a difference from the live file (DIFFERENT); 2 usage or environment: no
+            store, no live file to compare with, an output that cannot be written, a lock another
+            process holds, a file that cannot be read.
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
@@ -46,9 +48,9 @@ enum RebuildCommand {
             do throws(ProjectorError) {
                 snapshot = try ProjectionSnapshot(path: target.path)
             } catch {
-                throw CommandFailure.problem(error.message)
+                throw failure(error)
             }
-            if snapshot == nil { throw CommandFailure.problem("no live \(name) at \(target.path) to compare with") }
+            if snapshot == nil { throw CommandFailure.environment("no live \(name) at \(target.path) to compare with") }
         }
         let progress = TerminalProgress.forStandardError("rebuild \(name)")
         defer { progress?.finish() }
@@ -87,7 +89,17 @@ enum RebuildCommand {
             for suffix in ["", "-wal", "-shm", "-lock"] { try? FileManager.default.removeItem(atPath: output + suffix) }
             return 0
         } catch {
-            throw CommandFailure.problem(error.message)
+            throw failure(error)
+        }
+    }
+
+    /// What the rebuild found in the history (an event stopped it) is exit 1; a file, a lock, a
+    /// path or a comparison that could not be made is exit 2. Differences are not errors: the
+    /// command reports them itself.
+    static func failure(_ error: ProjectorError) -> CommandFailure {
+        switch error.kind {
+        case .stopped, .outOfOrder: CommandFailure.problem(error.message)
+        case .locked, .foreign, .io, .invalidRequest: CommandFailure.environment(error.message)
         }
     }
 }
