@@ -6,8 +6,9 @@ import StrataSQLite
 import StrataTesting
 import Testing
 
-/// `strata rebuild` as its users run it, on the known history: its exit code says whether the
-/// rebuild found a problem (1) or could not work (2).
+/// `strata rebuild` as its users run it, on the known history: it honours the skips an
+/// operator recorded, and says with its exit code whether the rebuild found a problem (1) or
+/// could not work (2).
 @Suite("strata rebuild") struct RebuildCommandTests {
     /// Changes the bytes of the last event in the store (a payment nothing later depends on), so
     /// the chain breaks there; returns its position.
@@ -18,6 +19,32 @@ import Testing
         try store.statement("UPDATE events SET data = data || ' ' WHERE position = ?").run([.integer(position)])
         #expect(store.changes == 1)
         return position
+    }
+
+    /// Without --compare, the rebuild passes over the events an operator skipped in the live
+    /// file, as the live file did.
+    @Test func withoutCompareTheSkipsRecordedInTheLiveFileAreHonoured() throws {
+        let history = try KnownHistory.make()
+        defer { history.remove() }
+        let data = history.data.path
+        let victim = try tamperWithTheLastEvent(history)
+        // The live file, built again from the changed store, stops there; an operator skips it.
+        let live = data + "/readmodels.db"
+        try FileManager.default.removeItem(atPath: live)
+        let store = try SQLiteEventStore(readingAt: data + "/events.db")
+        let built = try Rebuild.run(
+            name: "readmodels", projections: ReadModels.all, from: StoreHistory(store: store), into: live)
+        #expect(built.stop?.position == victim)
+        do {
+            let database = try ProjectionDatabase(path: live, name: "readmodels", projections: ReadModels.all)
+            try database.skip(position: victim, reason: "tampered in a test")
+        }
+
+        let result = try strata(["rebuild", "readmodels", "--data", data], expecting: 0)
+        #expect(!result.stdout.contains("STOPPED"), "\(result.stdout)")
+        let rebuilt = try #require(try ProjectionSnapshot(path: data + "/readmodels.rebuilt.db"))
+        #expect(rebuilt.checkpoint == history.head)
+        #expect(try rebuilt.skips().map(\.position) == [victim])
     }
 
     /// Exit 1 is a problem the rebuild found (an event it cannot apply); a missing live file to

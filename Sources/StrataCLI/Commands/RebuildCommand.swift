@@ -43,22 +43,13 @@ enum RebuildCommand {
         let output = arguments.value("output") ?? configuration.dataDirectory + "/\(name).rebuilt.db"
         guard output != target.path else { throw UsageError("--output must not be the live file \(target.path)") }
 
-        var snapshot: ProjectionSnapshot?
-        if arguments.flag("compare") {
-            do throws(ProjectorError) {
-                snapshot = try ProjectionSnapshot(path: target.path)
-            } catch {
-                throw failure(error)
-            }
-            if snapshot == nil { throw CommandFailure.environment("no live \(name) at \(target.path) to compare with") }
-        }
+        let (snapshot, skips) = try live(target, compare: arguments.flag("compare"))
         let progress = TerminalProgress.forStandardError("rebuild \(name)")
         defer { progress?.finish() }
         do throws(ProjectorError) {
             let result = try Rebuild.run(
                 name: target.name, projections: target.projections, from: StoreHistory(store: store), into: output,
-                upTo: snapshot?.checkpoint, skips: try snapshot?.skips() ?? [],
-                opener: configuration.personalDataOpener,
+                upTo: snapshot?.checkpoint, skips: skips, opener: configuration.personalDataOpener,
                 progress: progress.map { progress in
                     { position, head in
                         progress.total = head
@@ -91,6 +82,31 @@ enum RebuildCommand {
         } catch {
             throw failure(error)
         }
+    }
+
+    /// The skips recorded in the live file, which a rebuild honours whether or not it compares,
+    /// and with `compare` the file's snapshot, whose read transaction stays open until the
+    /// comparison is done. Without it nothing stays open: a long read would hold back the
+    /// projector's WAL.
+    private static func live(
+        _ target: ProjectionTarget, compare: Bool
+    ) throws(CommandFailure) -> (snapshot: ProjectionSnapshot?, skips: [SkippedEvent]) {
+        let live: ProjectionSnapshot?
+        let skips: [SkippedEvent]
+        do throws(ProjectorError) {
+            live = try ProjectionSnapshot(path: target.path)
+            skips = try live?.skips() ?? []
+        } catch {
+            throw failure(error)
+        }
+        if let live, live.name != target.name {
+            throw CommandFailure.environment("\(target.path) holds the projection \(live.name), not \(target.name)")
+        }
+        guard compare else { return (nil, skips) }
+        guard let live else {
+            throw CommandFailure.environment("no live \(target.name) at \(target.path) to compare with")
+        }
+        return (live, skips)
     }
 
     /// What the rebuild found in the history (an event stopped it) is exit 1; a file, a lock, a
