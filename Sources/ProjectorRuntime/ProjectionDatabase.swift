@@ -63,11 +63,14 @@ public final class ProjectionDatabase {
 
     /// Opens (creating if needed) the projection file for writing, holding its lock.
     ///
-    /// - Parameter opener: opens sealed personal data for the projections (through the key
-    ///   store); without one, they see it sealed.
+    /// - Parameters:
+    ///   - opener: opens sealed personal data for the projections (through the key store);
+    ///     without one, they see it sealed.
+    ///   - heldLock: the file's writer lock when the caller took it already (a rebuild, before it
+    ///     cleared the file); released with the file, or if opening fails.
     public init(
         path: String, name: String, projections: [any Projection], durability: Durability = .durable,
-        opener: (any PersonalDataOpening)? = nil
+        opener: (any PersonalDataOpening)? = nil, holding heldLock: WriterLock? = nil
     ) throws(ProjectorError) {
         self.path = path
         self.name = name
@@ -76,10 +79,14 @@ public final class ProjectionDatabase {
             EventPreparer.Route(projection: $0, categories: $0.categories.map { Set($0.map { Substring($0) }) })
         }
         self.fingerprint = ProjectionDatabase.fingerprint(of: projections)
-        do {
-            lock = try WriterLock.acquire(for: path, holder: "strata project \(name)?")
-        } catch {
-            throw ProjectorError(error.kind == .locked ? .locked : .io, error.message)
+        if let heldLock {
+            lock = heldLock
+        } else {
+            do {
+                lock = try WriterLock.acquire(for: path, holder: "strata project \(name)?")
+            } catch {
+                throw ProjectorError(error.kind == .locked ? .locked : .io, error.message)
+            }
         }
         do {
             var connection = try ProjectionDatabase.open(path, durability: durability)

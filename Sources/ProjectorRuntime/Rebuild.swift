@@ -18,16 +18,17 @@ public enum Rebuild {
         public var eventsPerSecond: Double { seconds > 0 ? Double(events) / seconds : 0 }
     }
 
-    /// Rebuilds into `path` (replaced if present) up to `target` (the head when nil),
-    /// passing over `skips` as the live file does.
+    /// Rebuilds into `path` up to `target` (the head when nil), passing over `skips` as the
+    /// live file does. A file at `path` is replaced only when it is an earlier rebuild of
+    /// `name` (`RebuildOutput`).
     public static func run(
         name: String, projections: [any Projection], from history: any HistorySource & Sendable, into path: String,
         upTo target: Int64? = nil, skips: [SkippedEvent] = [], pageSize: Int = 5000,
         opener: (any PersonalDataOpening)? = nil, progress: ((_ position: Int64, _ head: Int64) -> Void)? = nil
     ) throws(ProjectorError) -> Result {
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        let lock = try RebuildOutput.claim(path, name: name)
         let database = try ProjectionDatabase(
-            path: path, name: name, projections: projections, durability: .scratch, opener: opener)
+            path: path, name: name, projections: projections, durability: .scratch, opener: opener, holding: lock)
         try database.adoptSkips(skips)
         let reader = PageReader(history: history, name: name, target: target, pageSize: pageSize)
         let preparer = database.preparer

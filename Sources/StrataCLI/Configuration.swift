@@ -32,6 +32,14 @@ public struct Configuration: Sendable, Equatable {
     /// What opens sealed personal data for the projections, `rebuild`, `query --as-of` and
     /// `report`: the key store, read-only, on first need.
     public var personalDataOpener: PersonalDataOpener { PersonalDataOpener(keyStorePath: subjectKeysPath) }
+    /// The files the system keeps, each written by its own program only: the databases with the
+    /// `-wal`, `-shm` and `-lock` beside them, the key file and the config file. A file a command
+    /// makes on its own account (a rebuild) must be none of them.
+    public var systemFiles: [String] {
+        [eventStorePath, readModelsPath, auditPath, subjectKeysPath].flatMap { database in
+            ["", "-wal", "-shm", "-lock"].map { database + $0 }
+        } + [keysFile, keysFile + ".lock"] + (configFile.map { [$0] } ?? [])
+    }
 
     /// The options every command that touches a data directory accepts.
     public static let options: [OptionSpec] = [

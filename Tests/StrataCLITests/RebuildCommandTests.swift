@@ -6,10 +6,24 @@ import StrataSQLite
 import StrataTesting
 import Testing
 
-/// `strata rebuild` as its users run it, on the known history: it honours the skips an
-/// operator recorded, and says with its exit code whether the rebuild found a problem (1) or
-/// could not work (2).
+/// `strata rebuild` as its users run it, on the known history: it writes only a file of its
+/// own, honours the skips an operator recorded, and says with its exit code whether the
+/// rebuild found a problem (1) or could not work (2).
 @Suite("strata rebuild") struct RebuildCommandTests {
+    /// Every file in `directory` (links followed) whose name starts with `prefix`, and its bytes.
+    private func files(in directory: String, named prefix: String = "") throws -> [String: Data] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        var files: [String: Data] = [:]
+        for name in names where name.hasPrefix(prefix) {
+            var isDirectory: ObjCBool = false
+            let path = directory + "/" + name
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue
+            else { continue }
+            files[name] = try Data(contentsOf: URL(fileURLWithPath: path))
+        }
+        return files
+    }
+
     /// Changes the bytes of the last event in the store (a payment nothing later depends on), so
     /// the chain breaks there; returns its position.
     private func tamperWithTheLastEvent(_ history: KnownHistory) throws -> Int64 {
@@ -19,6 +33,103 @@ import Testing
         try store.statement("UPDATE events SET data = data || ' ' WHERE position = ?").run([.integer(position)])
         #expect(store.changes == 1)
         return position
+    }
+
+    /// An output that is one of the data directory's own files (or the directory itself), by
+    /// whichever name or link, is refused before anything is removed or locked.
+    @Test(arguments: [
+        "events.db", "audit.db", "./readmodels.db", "keys.json", "subject-keys.db", "events-link.db",
+        "audit-hard-link.db", ".",
+    ])
+    func anOutputThatIsAFileOfTheDataDirectoryIsRefused(_ output: String) throws {
+        let history = try KnownHistory.make()
+        defer { history.remove() }
+        let data = history.data.path
+        try writePrivate(Array(#"{"keys":[]}"#.utf8), to: data + "/keys.json")
+        try FileManager.default.createSymbolicLink(atPath: data + "/events-link.db", withDestinationPath: "events.db")
+        try FileManager.default.linkItem(atPath: data + "/audit.db", toPath: data + "/audit-hard-link.db")
+        let before = try files(in: data)
+
+        let result = try strata(
+            ["rebuild", "readmodels", "--data", data, "--output", data + "/" + output], expecting: 2)
+        #expect(
+            result.stderr.contains("must not replace") || result.stderr.contains("is a directory"), "\(result.stderr)")
+        let after = try files(in: data)
+        for (name, bytes) in before { #expect(after[name] == bytes, "\(name) changed") }
+        #expect(!FileManager.default.fileExists(atPath: data + "/subject-keys.db"))
+    }
+
+    /// The live file while its projector writes, named another way: refused, and the file, its
+    /// WAL and its lock are left as they were.
+    @Test func theLiveFileIsLeftAloneWhileItsProjectorWrites() throws {
+        let history = try KnownHistory.make()
+        defer { history.remove() }
+        let data = history.data.path
+        let live = try ProjectionDatabase(
+            path: data + "/readmodels.db", name: "readmodels", projections: ReadModels.all)
+        let before = try files(in: data, named: "readmodels.db")
+        #expect(before["readmodels.db-wal"] != nil && before["readmodels.db-lock"] != nil)
+
+        let result = try strata(
+            ["rebuild", "readmodels", "--data", data, "--output", data + "/./readmodels.db"], expecting: 2)
+        #expect(result.stderr.contains("must not replace"), "\(result.stderr)")
+        #expect(try files(in: data, named: "readmodels.db") == before)
+        withExtendedLifetime(live) {}
+    }
+
+    /// A rebuild replaces an earlier rebuild of the same projection (or an empty file) and
+    /// nothing else: not a text file, a directory, or another projection's rebuild.
+    @Test func anExistingOutputIsReplacedOnlyWhenItIsAnEarlierRebuildOfTheSameProjection() throws {
+        let history = try KnownHistory.make()
+        defer { history.remove() }
+        try withTemporaryDirectory { dir in
+            let data = history.data.path
+            let notes = dir.appendingPathComponent("notes.txt").path
+            try Data("keep me".utf8).write(to: URL(fileURLWithPath: notes))
+            let folder = dir.appendingPathComponent("folder").path
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            try Data("keep me too".utf8).write(to: URL(fileURLWithPath: folder + "/inside.txt"))
+            let audit = dir.appendingPathComponent("audit.rebuilt.db").path
+            try strata(["rebuild", "audit", "--data", data, "--output", audit], expecting: 0)
+
+            let refusedNotes = try strata(["rebuild", "readmodels", "--data", data, "--output", notes], expecting: 2)
+            #expect(refusedNotes.stderr.contains("not an earlier rebuild of readmodels"), "\(refusedNotes.stderr)")
+            #expect(try String(contentsOfFile: notes, encoding: .utf8) == "keep me")
+            #expect(!FileManager.default.fileExists(atPath: notes + "-lock"))
+            let refusedFolder = try strata(["rebuild", "readmodels", "--data", data, "--output", folder], expecting: 2)
+            #expect(refusedFolder.stderr.contains("is a directory"), "\(refusedFolder.stderr)")
+            #expect(try String(contentsOfFile: folder + "/inside.txt", encoding: .utf8) == "keep me too")
+            let refusedAudit = try strata(["rebuild", "readmodels", "--data", data, "--output", audit], expecting: 2)
+            #expect(refusedAudit.stderr.contains("holds the projection audit"), "\(refusedAudit.stderr)")
+            #expect(try ProjectionSnapshot(path: audit)?.name == "audit")
+
+            let earlier = dir.appendingPathComponent("readmodels.rebuilt.db").path
+            try strata(["rebuild", "readmodels", "--data", data, "--output", earlier], expecting: 0)
+            try strata(["rebuild", "readmodels", "--data", data, "--output", earlier], expecting: 0)
+            #expect(try ProjectionSnapshot(path: earlier)?.checkpoint == history.head)
+            let empty = dir.appendingPathComponent("empty.db").path
+            #expect(FileManager.default.createFile(atPath: empty, contents: nil))
+            try strata(["rebuild", "readmodels", "--data", data, "--output", empty], expecting: 0)
+            #expect(try ProjectionSnapshot(path: empty)?.checkpoint == history.head)
+        }
+    }
+
+    /// The output's writer lock is taken before anything is removed: a rebuild that finds another
+    /// process writing the file says so and leaves the file and its WAL.
+    @Test func theOutputsLockIsTakenBeforeAnythingIsRemoved() throws {
+        let history = try KnownHistory.make()
+        defer { history.remove() }
+        let data = history.data.path
+        let output = data + "/readmodels.rebuilt.db"
+        try strata(["rebuild", "readmodels", "--data", data], expecting: 0)
+        let writer = try ProjectionDatabase(path: output, name: "readmodels", projections: ReadModels.all)
+        let before = try files(in: data, named: "readmodels.rebuilt.db")
+        #expect(before["readmodels.rebuilt.db-wal"] != nil)
+
+        let result = try strata(["rebuild", "readmodels", "--data", data], expecting: 2)
+        #expect(result.stderr.contains("another process"), "\(result.stderr)")
+        #expect(try files(in: data, named: "readmodels.rebuilt.db") == before)
+        withExtendedLifetime(writer) {}
     }
 
     /// Without --compare, the rebuild passes over the events an operator skipped in the live

@@ -109,7 +109,7 @@ enum BenchProjectionsScenario {
                             readModels.append(result.eventsPerSecond)
                             readModelsCPU.add(use)
                         }
-                        if !keep { for suffix in ["", "-wal", "-shm", "-lock"] { unlink(output + suffix) } }
+                        if !keep { RebuildOutput.remove(output) }
                     }
                 }
             }

@@ -3,8 +3,8 @@ import Foundation
 import ProjectorRuntime
 import StrataCore
 
-/// `strata rebuild NAME [--compare]`: a projection rebuilt from position 0 into a fresh
-/// file, straight from the store file, and proved equal to the live one.
+/// `strata rebuild NAME [--compare] [--output FILE]`: a projection rebuilt from position 0
+/// into a fresh file, straight from the store file, and proved equal to the live one.
 enum RebuildCommand {
     static let spec = CommandSpec(
         ["rebuild"], summary: "Rebuild a projection from position 0; with --compare, prove it equals the live one.",
@@ -18,6 +18,12 @@ enum RebuildCommand {
             position 0 into a fresh file, honouring the skips recorded in the live file. The live files
             are never written.
 
+            An existing output is replaced only when it is an earlier rebuild of the same projection
+            (or empty), after its writer lock is taken; an output that is one of the system's files
+            (events.db, readmodels.db, audit.db, subject-keys.db, their -wal, -shm and -lock, the key
+            file, the config file, the checkpoint key), by whatever name or link, a directory or
+            anything else is refused and left as it is.
+
             With --compare it first takes a read snapshot of the live file, rebuilds up to that
             snapshot's checkpoint, then compares every table row for row (and every schema object,
             text byte for byte): exit 0 when equal (the rebuilt file is then removed), exit 1 naming
@@ -29,8 +35,8 @@ enum RebuildCommand {
 
             Exit codes: 0 rebuilt (and equal); 1 the rebuild found a problem: an event it cannot apply
             (STOPPED), or a difference from the live file (DIFFERENT); 2 usage or environment: no
-            store, no live file to compare with, an output that cannot be written, a lock another
-            process holds, a file that cannot be read.
+            store, no live file to compare with, an output refused or that cannot be written, a lock
+            another process holds, a file that cannot be read.
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
@@ -39,9 +45,20 @@ enum RebuildCommand {
         else {
             throw UsageError("say which projection: readmodels or audit")
         }
-        let store = try VerifyCommand.openReadOnly(configuration.eventStorePath)
         let output = arguments.value("output") ?? configuration.dataDirectory + "/\(name).rebuilt.db"
-        guard output != target.path else { throw UsageError("--output must not be the live file \(target.path)") }
+        // Refused before anything is opened. The rebuild checks its output again under the output's
+        // lock, but only that it is an earlier rebuild of NAME, and so is the live file.
+        let systemFiles =
+            configuration.systemFiles + [
+                CheckpointKeyFile.keyPath(arguments, environment, configuration),
+                CheckpointKeyFile.publicKeyPath(configuration),
+            ]
+        do throws(ProjectorError) {
+            try RebuildOutput.requireApart(output, from: systemFiles)
+        } catch {
+            throw failure(error)
+        }
+        let store = try VerifyCommand.openReadOnly(configuration.eventStorePath)
 
         let (snapshot, skips) = try live(target, compare: arguments.flag("compare"))
         let progress = TerminalProgress.forStandardError("rebuild \(name)")
@@ -77,7 +94,7 @@ enum RebuildCommand {
             printLine(
                 "equal: the live \(name) at position \(snapshot.checkpoint) matches the rebuild "
                     + "(\(comparison.tables) tables, \(comparison.rows) rows)")
-            for suffix in ["", "-wal", "-shm", "-lock"] { try? FileManager.default.removeItem(atPath: output + suffix) }
+            RebuildOutput.remove(output)
             return 0
         } catch {
             throw failure(error)

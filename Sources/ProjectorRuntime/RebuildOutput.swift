@@ -1,0 +1,118 @@
+import EventStore
+import Foundation
+
+/// The file a rebuild writes, with the `-wal`, `-shm` and `-lock` SQLite and the writer lock
+/// keep beside it. A rebuild replaces an earlier rebuild of the same projection and nothing
+/// else, so that a mistyped path costs a refusal, never a file.
+public enum RebuildOutput {
+    /// The files that go with a build at `path`: itself, its `-wal` and `-shm`, and last the lock.
+    static func companions(of path: String) -> [String] {
+        ["", "-wal", "-shm", "-lock"].map { path + $0 }
+    }
+
+    /// Refuses `path` when it, or a file kept beside it, is one of `files` by any name: the same
+    /// file through `.`, `..` or a symbolic link in its directory, a link to it, or a hard link.
+    /// It only looks, so a caller may ask before it opens anything.
+    public static func requireApart(_ path: String, from files: [String]) throws(ProjectorError) {
+        let kept = files.map { (path: $0, resolved: resolved($0), identity: FileIdentity($0)) }
+        for companion in companions(of: path) {
+            let resolved = resolved(companion)
+            let identity = FileIdentity(companion)
+            guard
+                let file = kept.first(where: {
+                    (resolved != nil && $0.resolved == resolved) || (identity != nil && $0.identity == identity)
+                })
+            else { continue }
+            let which = companion == path ? path : "\(companion) (beside \(path))"
+            let what = file.path == companion ? "one of the system's files" : "\(file.path), one of the system's files"
+            throw ProjectorError(.invalidRequest, "\(which) is \(what), which a rebuild must not replace")
+        }
+    }
+
+    /// Makes `path` ready for a fresh build of `name` and returns its writer lock, held. The lock
+    /// comes first, so nothing is removed while another process writes the file; then a file that
+    /// is there must be an earlier rebuild of `name` (or empty), and each file beside it a regular
+    /// file. The earlier build is then removed, file by file.
+    static func claim(_ path: String, name: String) throws(ProjectorError) -> WriterLock {
+        for companion in companions(of: path) {
+            var info = stat()
+            guard lstat(companion, &info) == 0 else { continue }
+            let kind = info.st_mode & S_IFMT
+            guard kind != S_IFDIR else {
+                throw ProjectorError(.foreign, "\(companion) is a directory, not a file to rebuild into")
+            }
+            // A link is refused, not followed: opening the lock would truncate whatever it leads to.
+            guard kind == S_IFREG else {
+                throw ProjectorError(
+                    .foreign, "\(companion) is not a regular file; a rebuild replaces only an earlier rebuild")
+            }
+        }
+        let lockPath = path + "-lock"
+        let lockExisted = access(lockPath, F_OK) == 0
+        let lock: WriterLock
+        do {
+            lock = try WriterLock.acquire(for: path, holder: "strata rebuild \(name)?")
+        } catch {
+            throw ProjectorError(error.kind == .locked ? .locked : .io, error.message)
+        }
+        do throws(ProjectorError) {
+            try requireEarlierBuild(path, name: name)
+            for file in companions(of: path).dropLast() {  // all but the lock, which is held
+                guard unlink(file) == 0 || errno == ENOENT else {
+                    throw ProjectorError(.io, "cannot remove \(file): \(String(cString: strerror(errno)))")
+                }
+            }
+        } catch {
+            // A lock file this refusal made would be all it leaves behind.
+            if !lockExisted { unlink(lockPath) }
+            lock.release()
+            throw error
+        }
+        return lock
+    }
+
+    /// Removes a build: the file and what SQLite and the lock kept beside it, each on its own
+    /// (a directory in their place is left, never emptied).
+    public static func remove(_ path: String) {
+        for file in companions(of: path) { unlink(file) }
+    }
+
+    /// Refuses a file at `path` that is neither empty nor a projection file of `name`.
+    private static func requireEarlierBuild(_ path: String, name: String) throws(ProjectorError) {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_size > 0 else { return }
+        let refusal = "\(path) is not an earlier rebuild of \(name), and a rebuild replaces nothing else"
+        let earlier: ProjectionSnapshot?
+        do {
+            earlier = try ProjectionSnapshot(path: path)
+        } catch {
+            throw ProjectorError(.foreign, "\(refusal) (\(error.message))")
+        }
+        if let earlier, earlier.name != name {
+            throw ProjectorError(.foreign, "\(refusal): it holds the projection \(earlier.name)")
+        }
+    }
+
+    /// `path` with the symbolic links, `.` and `..` of its directory resolved, so that two
+    /// spellings of one file compare equal whether or not the file exists; nil when its
+    /// directory does not exist.
+    private static func resolved(_ path: String) -> String? {
+        let directory = (path as NSString).deletingLastPathComponent
+        guard let real = realpath(directory.isEmpty ? "." : directory, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real) + "/" + (path as NSString).lastPathComponent
+    }
+
+    /// The device and inode of the file a path leads to, links followed.
+    private struct FileIdentity: Equatable {
+        let device: UInt64
+        let inode: UInt64
+
+        init?(_ path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+    }
+}
