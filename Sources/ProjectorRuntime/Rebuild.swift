@@ -20,7 +20,7 @@ public enum Rebuild {
 
     /// Rebuilds into `path` up to `target` (the head when nil), passing over `skips` as the
     /// live file does. A file at `path` is replaced only when it is an earlier rebuild of
-    /// `name` (`RebuildOutput`).
+    /// `name` (`RebuildOutput`); the new one has mode 0600.
     public static func run(
         name: String, projections: [any Projection], from history: any HistorySource & Sendable, into path: String,
         upTo target: Int64? = nil, skips: [SkippedEvent] = [], pageSize: Int = 5000,

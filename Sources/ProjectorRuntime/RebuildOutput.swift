@@ -32,7 +32,8 @@ public enum RebuildOutput {
     /// Makes `path` ready for a fresh build of `name` and returns its writer lock, held. The lock
     /// comes first, so nothing is removed while another process writes the file; then a file that
     /// is there must be an earlier rebuild of `name` (or empty), and each file beside it a regular
-    /// file. The earlier build is then removed, file by file.
+    /// file. The earlier build is then removed, file by file, and the file made again, empty, with
+    /// mode 0600: a rebuild holds personal data in clear that no later erasure reaches.
     static func claim(_ path: String, name: String) throws(ProjectorError) -> WriterLock {
         for companion in companions(of: path) {
             var info = stat()
@@ -62,6 +63,7 @@ public enum RebuildOutput {
                     throw ProjectorError(.io, "cannot remove \(file): \(String(cString: strerror(errno)))")
                 }
             }
+            try create(path)
         } catch {
             // A lock file this refusal made would be all it leaves behind.
             if !lockExisted { unlink(lockPath) }
@@ -90,6 +92,17 @@ public enum RebuildOutput {
         }
         if let earlier, earlier.name != name {
             throw ProjectorError(.foreign, "\(refusal): it holds the projection \(earlier.name)")
+        }
+    }
+
+    /// Creates `path` empty with mode 0600 exactly, whatever the umask: SQLite gives the `-wal`
+    /// and `-shm` it makes the mode of the file.
+    private static func create(_ path: String) throws(ProjectorError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw ProjectorError(.io, "cannot create \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        guard fchmod(fd, 0o600) == 0 else {
+            throw ProjectorError(.io, "cannot set the mode of \(path): \(String(cString: strerror(errno)))")
         }
     }
 

@@ -175,4 +175,25 @@ import Testing
         let compared = try strata(["rebuild", "readmodels", "--compare", "--data", data], expecting: 1)
         #expect(compared.stdout.contains("STOPPED"), "\(compared.stdout)")
     }
+
+    /// A rebuild holds personal data in clear that no later erasure reaches, so only its owner
+    /// may read it, whatever the umask and whatever mode an earlier rebuild had; --compare
+    /// removes its file when it finds it equal.
+    @Test func aRebuildIsReadableByItsOwnerOnly() throws {
+        let history = try KnownHistory.make()
+        defer { history.remove() }
+        let data = history.data.path
+        let output = data + "/readmodels.rebuilt.db"
+        try strata(["rebuild", "readmodels", "--data", data], expecting: 0)
+        #expect(try permissions(output) == 0o600)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: output)
+        try strata(["rebuild", "readmodels", "--data", data], expecting: 0)
+        #expect(try permissions(output) == 0o600)
+
+        let compared = try strata(["rebuild", "readmodels", "--compare", "--data", data], expecting: 0)
+        #expect(compared.stdout.contains("equal:"), "\(compared.stdout)")
+        for suffix in ["", "-wal", "-shm", "-lock"] {
+            #expect(!FileManager.default.fileExists(atPath: output + suffix), "\(output + suffix) is left")
+        }
+    }
 }

@@ -18,11 +18,13 @@ enum RebuildCommand {
             position 0 into a fresh file, honouring the skips recorded in the live file. The live files
             are never written.
 
-            An existing output is replaced only when it is an earlier rebuild of the same projection
-            (or empty), after its writer lock is taken; an output that is one of the system's files
-            (events.db, readmodels.db, audit.db, subject-keys.db, their -wal, -shm and -lock, the key
-            file, the config file, the checkpoint key), by whatever name or link, a directory or
-            anything else is refused and left as it is.
+            The output is made with mode 0600: it holds personal data in clear, and a later erasure
+            (strata forget) does not reach it, so delete a kept rebuild after an erasure. An existing
+            output is replaced only when it is an earlier rebuild of the same projection (or empty),
+            after its writer lock is taken; an output that is one of the system's files (events.db,
+            readmodels.db, audit.db, subject-keys.db, their -wal, -shm and -lock, the key file, the
+            config file, the checkpoint key), by whatever name or link, a directory or anything else
+            is refused and left as it is.
 
             With --compare it first takes a read snapshot of the live file, rebuilds up to that
             snapshot's checkpoint, then compares every table row for row (and every schema object,
