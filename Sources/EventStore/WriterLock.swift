@@ -13,7 +13,9 @@ public struct WriterLock: Sendable {
     /// `holder` says which program usually does.
     public static func acquire(for storePath: String, holder hint: String = "strata serve?") throws(StoreError) -> WriterLock {
         let path = storePath + "-lock"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // Never through a symbolic link: the holder's pid is written over what the lock file
+        // holds, so a link planted in a shared data directory would truncate its target.
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else {
             throw StoreError(.io, "cannot open the writer lock \(path): \(String(cString: strerror(errno)))")
         }
