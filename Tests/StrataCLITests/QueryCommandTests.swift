@@ -2,6 +2,7 @@ import EventStore
 import Foundation
 import Projections
 import StrataCore
+import StrataSQLite
 import StrataTesting
 import Testing
 
@@ -340,6 +341,28 @@ struct QueryCommandTests {
         let result = try strata(arguments + ["--data", history.data.path], expecting: 2)
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
+    }
+
+    /// A projection stopped at an event still answers, from where it stands, but says on
+    /// standard error that the position will not move; the answer itself is as always.
+    @Test func aStoppedProjectionAnswersWithAWarning() throws {
+        let history = try KnownHistory.make()
+        defer { history.remove() }
+        let file = try SQLiteConnection(path: history.data.path + "/readmodels.db", mode: .readWrite)
+        try file.execute(
+            "UPDATE strata_checkpoint SET stopped_position = \(history.head + 1), stopped_stream = 'loan-L9', "
+                + "stopped_type = 'PaymentReceived', stopped_error = 'cannot apply' WHERE name = 'readmodels'")
+        file.close()
+        let result = try strata(
+            ["query", "accounts", "--format", "json", "--data", history.data.path], expecting: 0)
+        #expect(try jsonLine(result.stdout)["position"] == .integer(history.head))
+        #expect(
+            result.stderr
+                == "strata query: warning: readmodels is stopped at position \(history.head + 1) (PaymentReceived on "
+                + "loan-L9): cannot apply; the answer reflects position \(history.head) and will not move until an "
+                + "operator acts (strata project readmodels --resume or --skip)\n")
+        let audit = try strata(["query", "audit", "--data", history.data.path], expecting: 0)
+        #expect(audit.stderr.isEmpty, "the audit projection is not stopped")
     }
 
     @Test func problemsAreNamed() throws {

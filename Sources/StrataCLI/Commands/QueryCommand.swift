@@ -133,6 +133,14 @@ enum QueryCommand {
             columns: table.columns, rows: table.rows, position: view.snapshot.checkpoint, source: view.source)
         write(output.rendered(as: format), to: .standardOutput)
         if format == .csv { write("\(view.source)\n", to: .standardError) }
+        // The answer is right as of its position, but that position will not move: say so
+        // where a person or a log sees it, leaving the answer itself as it is.
+        if asOf == nil, let stop = view.snapshot.stop {
+            write(
+                "strata query: warning: \(query.file) is \(stop); the answer reflects position "
+                    + "\(view.snapshot.checkpoint) and will not move until an operator acts "
+                    + "(strata project \(query.file) --resume or --skip)\n", to: .standardError)
+        }
         return 0
     }
 
