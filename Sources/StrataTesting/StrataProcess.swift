@@ -26,11 +26,13 @@ public final class StrataProcess: Sendable {
         process.standardOutput = outputPipe
         let stderr = OutputBuffer()
         let stdout = OutputBuffer()
-        errorPipe.fileHandleForReading.readabilityHandler = { handle in
-            stderr.append(handle.availableData)
-        }
-        outputPipe.fileHandleForReading.readabilityHandler = { handle in
-            stdout.append(handle.availableData)
+        for (pipe, buffer) in [(errorPipe, stderr), (outputPipe, stdout)] {
+            pipe.fileHandleForReading.readabilityHandler = { handle in
+                let data = handle.availableData
+                // Empty at the end of the stream: the handler would go on being called with nothing.
+                if data.isEmpty { handle.readabilityHandler = nil }
+                buffer.append(data)
+            }
         }
         try process.run()
         self.process = process
@@ -67,13 +69,17 @@ public final class StrataProcess: Sendable {
     }
 
     /// Waits for the process to end; its exit code, or nil if it still runs after `timeout`
-    /// (a process killed by a signal reports the signal's number).
+    /// (a process killed by a signal reports the signal's number). Once it returns a code, `log`
+    /// and `output` hold all the process wrote (unless a child it left holds the pipes open
+    /// for seconds more): a process that ends at once may end before a line of its log was read.
     public func waitForExit(timeout: TimeInterval = 30) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning {
             guard Date() < deadline else { return nil }
             usleep(10_000)
         }
+        let read = Date().addingTimeInterval(5)
+        while !(stderr.isComplete && stdout.isComplete), Date() < read { usleep(10_000) }
         return process.terminationStatus
     }
 
@@ -95,13 +101,19 @@ public final class StrataProcess: Sendable {
 
 /// What a child wrote, collected from libdispatch's reading thread.
 final class OutputBuffer: Sendable {
-    private let bytes = Mutex<[UInt8]>([])
+    private let state = Mutex<(bytes: [UInt8], complete: Bool)>(([], false))
 
+    /// Adds what was read; nothing at all means the end of the stream.
     func append(_ data: Data) {
-        bytes.withLock { $0.append(contentsOf: data) }
+        state.withLock { state in
+            if data.isEmpty { state.complete = true } else { state.bytes.append(contentsOf: data) }
+        }
     }
 
-    var text: String { String(decoding: bytes.withLock { $0 }, as: UTF8.self) }
+    var text: String { String(decoding: state.withLock { $0.bytes }, as: UTF8.self) }
+
+    /// Whether the end of the stream was read.
+    var isComplete: Bool { state.withLock { $0.complete } }
 }
 
 /// A loopback TCP port nothing listens on right now, for processes that must be told their
