@@ -14,8 +14,12 @@ import Synchronization
 /// It subscribes first, then reads the checkpoint and catches up through history to the
 /// head, then applies live events, dropping those at or below the checkpoint. A gap (a
 /// position other than checkpoint + 1), a heartbeat whose head is beyond the checkpoint,
-/// or a quiet bus sends it back to history. Its one thread owns both sockets and the
-/// SQLite file; nothing here touches Swift's cooperative pool.
+/// or a quiet bus sends it back to history. Dropping an event as applied already holds only
+/// while the store is the one the file was made from: history is asked for the event at the
+/// checkpoint when it starts, and whenever the bus hints otherwise (a heartbeat behind the
+/// checkpoint, an event that does not follow the file's chain), and a store behind the file or
+/// another store ends it. Its one thread owns both sockets and the SQLite file; nothing here
+/// touches Swift's cooperative pool.
 public final class Projector: Sendable {
     public struct Settings: Sendable {
         public var name: String
@@ -64,8 +68,9 @@ public final class Projector: Sendable {
         case stopped
         /// It reached an event it cannot apply (recorded in the file; see `strata status`).
         case poisoned(ProjectionStop)
-        /// It could not go on: the file, the key, a socket.
-        case failed(String)
+        /// It could not go on: the file, history, the bus, or a store that is not the file's
+        /// (nothing is recorded in the file).
+        case failed(ProjectorError)
     }
 
     /// A committed batch, for measurements: the events and when their commit returned.
@@ -179,7 +184,7 @@ public final class Projector: Sendable {
             try subscriber.subscribe("")
             try subscriber.connect(settings.eventsEndpoint)
         } catch {
-            return .failed("cannot subscribe to \(settings.eventsEndpoint): \(error)")
+            return .failed(ProjectorError(.bus, "cannot subscribe to \(settings.eventsEndpoint): \(error)"))
         }
         defer { subscriber.close() }
         let history = BusHistory(
@@ -204,11 +209,29 @@ private struct Follower {
     let settings: Projector.Settings
     let logger: Logger
     let onCommit: (@Sendable (Projector.Commit) -> Void)?
+    /// History showed that the store holds, at the checkpoint, the event the file applied there.
+    /// Asked when the projector starts, and again whenever an event does not follow the file's
+    /// chain: a file of another store is then named as such, not taken for a broken chain.
+    private var storeConfirmed = false
 
-    private enum CatchUp {
-        case done
-        case retryLater(String)
-        case failed(String)
+    init(
+        database: ProjectionDatabase, history: any HistorySource, historyOpened: HistoryOpenedValues?,
+        settings: Projector.Settings, logger: Logger, onCommit: (@Sendable (Projector.Commit) -> Void)?
+    ) {
+        self.database = database
+        self.history = history
+        self.historyOpened = historyOpened
+        self.settings = settings
+        self.logger = logger
+        self.onCommit = onCommit
+    }
+
+    /// Why catching up through history could not go on.
+    private enum Interruption: Error {
+        /// No answer, or one that says to ask again later.
+        case unavailable(String)
+        /// Going on would not help; the projector ends.
+        case failed(ProjectorError)
     }
 
     mutating func run(subscriber: ZMQSocket, isStopping: () -> Bool) -> Projector.Exit {
@@ -222,20 +245,23 @@ private struct Follower {
         while !isStopping() {
             if let stop = database.stop { return .poisoned(stop) }
             if let reason = needsHistory {
-                switch catchUp(reason, isStopping: isStopping) {
-                case .done:
+                do throws(Interruption) {
+                    try catchUp(reason, isStopping: isStopping)
                     needsHistory = nil
                     if unavailableSince != nil { logger.info("history is answering again") }
                     unavailableSince = nil
-                case .retryLater(let why):
-                    if unavailableSince == nil {
-                        logger.warning("\(why); retrying every second")
-                        unavailableSince = .now
+                } catch {
+                    switch error {
+                    case .unavailable(let why):
+                        if unavailableSince == nil {
+                            logger.warning("\(why); retrying every second")
+                            unavailableSince = .now
+                        }
+                        Self.pause(milliseconds: 1000, isStopping: isStopping)
+                        continue
+                    case .failed(let error):
+                        return .failed(error)
                     }
-                    Self.pause(milliseconds: 1000, isStopping: isStopping)
-                    continue
-                case .failed(let why):
-                    return .failed(why)
                 }
                 if let stop = database.stop { return .poisoned(stop) }
             }
@@ -244,7 +270,7 @@ private struct Follower {
             do {
                 readable = try !zmqPollReadable([subscriber], timeoutMilliseconds: Self.pollMilliseconds).isEmpty
             } catch {
-                return .failed("the subscriber failed: \(error)")
+                return .failed(ProjectorError(.bus, "the subscriber failed: \(error)"))
             }
             guard readable else {
                 emptyPolls += 1
@@ -258,21 +284,37 @@ private struct Follower {
             emptyPolls = 0
             var batch: [RecordedEvent] = []
             var expected = database.checkpoint + 1
-            var announcedHead: Int64 = 0
+            var heartbeatHead: Int64?
             do {
                 while batch.count < settings.batchLimit, let frames = try subscriber.receive(wait: false) {
                     guard frames.count == 2 else { continue }
                     if frames[0] == Heartbeat.topic {
-                        if let heartbeat = Heartbeat(json: frames[1]) { announcedHead = max(announcedHead, heartbeat.head) }
+                        if let heartbeat = Heartbeat(json: frames[1]) { heartbeatHead = heartbeat.head }
                         continue
                     }
                     guard let event = try? RecordedEvent.fromBus(frames[1]) else {
                         logger.warning("dropped an unreadable message on topic \(String(decoding: frames[0], as: UTF8.self))")
                         continue
                     }
-                    if event.position < expected { continue }  // already applied, through history
+                    if event.position < expected {
+                        // Applied already, through history. The one at the checkpoint must be the
+                        // event the file applied there: another is a sign the store is not the file's.
+                        if event.position == database.checkpoint, event.hash != database.chainHash {
+                            storeConfirmed = false
+                            needsHistory = "as position \(event.position) on the bus is not the event the file applied"
+                            break
+                        }
+                        continue
+                    }
                     if event.position > expected {
                         needsHistory = "after a gap at position \(expected) (the bus dropped events)"
+                        break
+                    }
+                    if event.prevHash != (batch.last?.hash ?? database.chainHash) {
+                        // History says first whether the store is still the file's; if it is, the
+                        // event is judged (and stops the projection) as it comes from there.
+                        storeConfirmed = false
+                        needsHistory = "as position \(event.position) does not follow the file's chain"
                         break
                     }
                     if historyOpened != nil, HistoryOpenedValues.needsHistory(event) {
@@ -283,12 +325,23 @@ private struct Follower {
                     expected += 1
                 }
             } catch {
-                return .failed("the subscriber failed: \(error)")
+                return .failed(ProjectorError(.bus, "the subscriber failed: \(error)"))
             }
-            if let failure = commit(batch) { return failure }
-            if announcedHead > 0 { settings.metrics?.learnt(head: announcedHead) }
-            if announcedHead > database.checkpoint, needsHistory == nil {
-                needsHistory = "as the heartbeat's head \(announcedHead) is ahead"
+            do {
+                try commit(batch)
+            } catch {
+                return .failed(error)
+            }
+            if let head = heartbeatHead {
+                learnt(heartbeat: head)
+                // A head behind the checkpoint was sent before history's last answer, or the store
+                // went back (restored from an older backup) and would otherwise pass unseen, its
+                // new events dropped as applied already: history says which.
+                if needsHistory == nil, head > database.checkpoint {
+                    needsHistory = "as the heartbeat's head \(head) is ahead"
+                } else if needsHistory == nil, head < database.checkpoint {
+                    needsHistory = "to check the heartbeat's head \(head), behind the checkpoint"
+                }
             }
         }
         // Asked to stop while the batch in hand held a poison event: the loop ends before the
@@ -297,32 +350,41 @@ private struct Follower {
         return .stopped
     }
 
+    /// A heartbeat's head, for the metrics. One below the checkpoint may have been sent before
+    /// history's last answer, so it counts only as far as the checkpoint: history's own head
+    /// is what shows a store gone back.
+    private func learnt(heartbeat head: Int64) {
+        settings.metrics?.learnt(head: max(head, database.checkpoint))
+    }
+
     /// Reads history from the checkpoint until it reaches the head.
-    private mutating func catchUp(_ reason: String, isStopping: () -> Bool) -> CatchUp {
+    private mutating func catchUp(_ reason: String, isStopping: () -> Bool) throws(Interruption) {
         let from = database.checkpoint
         while !isStopping() {
-            let page: HistoryPage
-            do {
-                page = try history.page(after: database.checkpoint, limit: settings.historyPageSize)
-            } catch {
-                switch error.kind {
-                case .unavailable: return .retryLater(error.message)
-                // No stop is recorded: the answer names no event (and a refused page would be
-                // refused again after one was skipped).
-                case .refused, .unreadable:
-                    return .failed("reading history after position \(database.checkpoint): \(error.message)")
-                }
+            let confirmedNow = !storeConfirmed
+            if !storeConfirmed {
+                try confirmStore()
+                storeConfirmed = true
+            }
+            let page = try read(after: database.checkpoint, limit: settings.historyPageSize)
+            settings.metrics?.learnt(head: page.head)
+            // A projector applies only what the store has: a head behind the checkpoint means the
+            // store lost events the file holds.
+            if page.head < database.checkpoint { throw .failed(ahead(of: page.head)) }
+            if !confirmedNow, let first = page.events.first, first.prevHash != database.chainHash {
+                storeConfirmed = false
+                continue
             }
             do throws(HistoryError) {
                 try historyOpened?.learn(page)
             } catch {
-                return .failed(error.message)
+                throw .failed(ProjectorError(.history, error.message))
             }
-            if let failure = commit(page.events) {
-                if case .failed(let why) = failure { return .failed(why) }
-                return .done  // poisoned: the caller sees database.stop
+            do {
+                try commit(page.events)
+            } catch {
+                throw .failed(error)
             }
-            settings.metrics?.learnt(head: page.head)
             if database.stop != nil || page.events.isEmpty || database.checkpoint >= page.head { break }
         }
         settings.metrics?.caughtUp()
@@ -330,18 +392,59 @@ private struct Follower {
             let position = database.checkpoint
             logger.info("caught up through history \(reason): events=\(position - from) position=\(position)")
         }
-        return .done
+    }
+
+    /// Asks history for the event at the checkpoint, which must be the one the file applied last
+    /// (the same hash): otherwise the file was made from another store, and applying what
+    /// follows would break its chain. A new file has nothing to compare.
+    private func confirmStore() throws(Interruption) {
+        let checkpoint = database.checkpoint
+        guard checkpoint > 0 else { return }
+        let page = try read(after: checkpoint - 1, limit: 1)
+        settings.metrics?.learnt(head: page.head)
+        if page.head < checkpoint { throw .failed(ahead(of: page.head)) }
+        guard let event = page.events.first, event.position == checkpoint else {
+            throw .failed(
+                ProjectorError(
+                    .history, "history sent no event at position \(checkpoint), though its head is \(page.head)"))
+        }
+        guard event.hash == database.chainHash else {
+            throw .failed(
+                ProjectorError(
+                    .otherStore,
+                    "\(settings.name) is not from this store: the store's event at its checkpoint, position "
+                        + "\(checkpoint), has hash \(event.hash), where the file applied \(database.chainHash) (a file "
+                        + "of another data directory, or events.db restored from another system's backup?); rebuild it "
+                        + "from the store"))
+        }
+    }
+
+    private func ahead(of head: Int64) -> ProjectorError {
+        ProjectorError(
+            .ahead, "\(settings.name) AHEAD: " + ProjectorError.beyondHead(checkpoint: database.checkpoint, head: head))
+    }
+
+    /// A page of history, or why there is none.
+    private func read(after position: Int64, limit: Int) throws(Interruption) -> HistoryPage {
+        do {
+            return try history.page(after: position, limit: limit)
+        } catch {
+            switch error.kind {
+            case .unavailable:
+                throw .unavailable(error.message)
+            // No stop is recorded: the answer names no event (and a refused page would be
+            // refused again after one was skipped).
+            case .refused, .unreadable:
+                throw .failed(ProjectorError(.history, "reading history after position \(position): \(error.message)"))
+            }
+        }
     }
 
     /// Applies a batch in one transaction; a failure of the file ends the projector.
-    private func commit(_ events: [RecordedEvent]) -> Projector.Exit? {
-        guard !events.isEmpty else { return nil }
+    private func commit(_ events: [RecordedEvent]) throws(ProjectorError) {
+        guard !events.isEmpty else { return }
         let before = database.checkpoint
-        do {
-            try database.apply(events)
-        } catch {
-            return .failed("\(error)")
-        }
+        try database.apply(events)
         if let metrics = settings.metrics, database.checkpoint > before {
             // A stop part-way applies only the events before it; the checkpoint says how many.
             let last = events.last { $0.position == database.checkpoint }
@@ -352,7 +455,6 @@ private struct Follower {
             logger.error("\(settings.name) \(stop)")
         }
         onCommit?(Projector.Commit(events: events, committedAt: .now()))
-        return nil
     }
 
     private static func pause(milliseconds: Int, isStopping: () -> Bool) {

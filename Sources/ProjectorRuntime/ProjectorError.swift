@@ -13,6 +13,16 @@ public struct ProjectorError: Error, Sendable, Equatable, CustomStringConvertibl
         case io = "IO"
         /// Resume or skip was asked for where it does not apply.
         case invalidRequest = "INVALID_REQUEST"
+        /// The file's checkpoint is beyond the store's head: the file holds events the store no
+        /// longer has (events.db restored from an older backup). It must be rebuilt.
+        case ahead = "AHEAD"
+        /// The store's event at the file's checkpoint is not the one the file applied: the file
+        /// was made from another store. It must be rebuilt.
+        case otherStore = "OTHER_STORE"
+        /// History refused a request it would refuse again, or sent what cannot be read.
+        case history = "HISTORY"
+        /// The subscriber's socket failed.
+        case bus = "BUS"
     }
 
     public let kind: Kind
@@ -24,6 +34,13 @@ public struct ProjectorError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     public var description: String { message }
+
+    /// Why a file whose checkpoint is beyond the store's head must be rebuilt, in the words
+    /// `strata status` and the projectors both use.
+    public static func beyondHead(checkpoint: Int64, head: Int64) -> String {
+        "checkpoint \(checkpoint) is beyond the store's head, position \(head): events.db is older than this file "
+            + "(restored from a backup?); rebuild it from the store"
+    }
 }
 
 /// Where and why a projection stopped: the first event it could not apply.

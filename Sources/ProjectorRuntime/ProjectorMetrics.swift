@@ -33,7 +33,8 @@ public final class ProjectorMetrics: Sendable {
                     help: "The store's head as the projector last learnt it (heartbeat, history page, live event).",
                     labels: label),
                 metrics.gauge(
-                    "strata_projection_lag_events", help: "Events behind: head position minus position.",
+                    "strata_projection_lag_events",
+                    help: "Events behind: head position minus position (negative: the store is behind the file).",
                     labels: label),
                 metrics.gauge(
                     "strata_projection_lag_seconds",
@@ -60,11 +61,11 @@ public final class ProjectorMetrics: Sendable {
         }
     }
 
-    /// The file's checkpoint when the projector starts.
+    /// The file's checkpoint when the projector starts; the head is not known yet.
     func started(checkpoint: Int64) {
         registry.update { metrics in
-            metrics.set(position, Double(checkpoint), labels: labels)
-            settle(&metrics, head: Double(checkpoint), now: .now())
+            for gauge in [position, head] { metrics.set(gauge, Double(checkpoint), labels: labels) }
+            settle(&metrics, now: .now())
         }
     }
 
@@ -74,16 +75,23 @@ public final class ProjectorMetrics: Sendable {
         registry.update { metrics in
             metrics.add(applied, Double(count), labels: labels)
             metrics.set(position, Double(checkpoint), labels: labels)
+            // An applied event is proof of the head too.
+            let known = metrics.value(head, labels: labels) ?? 0
+            metrics.set(head, max(known, Double(checkpoint)), labels: labels)
             if let recorded {
                 metrics.set(lastEventTime, Double(recorded.millisecondsSinceEpoch) / 1000, labels: labels)
             }
-            settle(&metrics, head: nil, now: .now())
+            settle(&metrics, now: .now())
         }
     }
 
-    /// The head a heartbeat or a history page announced.
+    /// The head a history page announced, or a heartbeat (which the projector counts only as far
+    /// as its checkpoint, as it may be older than history's last answer).
     func learnt(head announced: Int64) {
-        registry.update { metrics in settle(&metrics, head: Double(announced), now: .now()) }
+        registry.update { metrics in
+            metrics.set(head, Double(announced), labels: labels)
+            settle(&metrics, now: .now())
+        }
     }
 
     func caughtUp() {
@@ -93,16 +101,13 @@ public final class ProjectorMetrics: Sendable {
     /// Brings the lag in seconds up to `now`; called before each write of the file, so the
     /// figure grows while a stalled projector applies nothing.
     public func refresh(now: Timestamp = .now()) {
-        registry.update { metrics in settle(&metrics, head: nil, now: now) }
+        registry.update { metrics in settle(&metrics, now: now) }
     }
 
-    /// The head is never below the checkpoint (a live event is proof of the head too); the
-    /// lag follows from the two.
-    private func settle(_ metrics: inout MetricSet, head announced: Double?, now: Timestamp) {
+    /// The lag follows from the head and the checkpoint.
+    private func settle(_ metrics: inout MetricSet, now: Timestamp) {
         let checkpoint = metrics.value(position, labels: labels) ?? 0
-        let known = max(announced ?? metrics.value(head, labels: labels) ?? 0, checkpoint)
-        metrics.set(head, known, labels: labels)
-        let behind = known - checkpoint
+        let behind = (metrics.value(head, labels: labels) ?? checkpoint) - checkpoint
         metrics.set(lagEvents, behind, labels: labels)
         let last = metrics.value(lastEventTime, labels: labels) ?? 0
         let seconds = behind > 0 && last > 0 ? max(0, Double(now.millisecondsSinceEpoch) / 1000 - last) : 0

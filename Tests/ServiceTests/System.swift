@@ -47,6 +47,32 @@ final class System {
         service = try ServiceProcess(dataDirectory: data, arguments: serveArguments, ports: ports)
     }
 
+    /// A copy of the store as it is now (the service stopped meanwhile and started again), as an
+    /// operator's backup would be.
+    func backUpStore() throws -> URL {
+        service.stop()
+        let backup = try ChildProcess.temporaryDirectory("strata-backup")
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: storePath + suffix) {
+            try FileManager.default.copyItem(
+                atPath: storePath + suffix, toPath: backup.appendingPathComponent("events.db" + suffix).path)
+        }
+        try restartService()
+        return backup
+    }
+
+    /// Puts `backup` (from `backUpStore`) in place of the store, with the service stopped meanwhile.
+    func restoreStore(_ backup: URL) throws {
+        service.stop()
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: storePath + suffix)
+            let copy = backup.appendingPathComponent("events.db" + suffix).path
+            if FileManager.default.fileExists(atPath: copy) {
+                try FileManager.default.copyItem(atPath: copy, toPath: storePath + suffix)
+            }
+        }
+        try restartService()
+    }
+
     /// `strata project NAME` against this system's service.
     func projector(_ name: String, _ extra: [String] = []) throws -> StrataProcess {
         try StrataProcess(

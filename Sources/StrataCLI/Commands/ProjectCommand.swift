@@ -35,6 +35,11 @@ enum ProjectCommand {
             data from history, which opens it for a key with the personal-data scope; the bus never
             carries it in clear.
 
+            When it starts, and whenever the store seems to have gone back, it asks history for the event
+            at its checkpoint: a head below the checkpoint (events.db restored from an older backup), or
+            another event there (the file of another store), ends it with exit 1 and nothing recorded in
+            the file, which must be rebuilt from the store.
+
             An event a projection cannot apply stops it: the position, the event and the error are
             logged, recorded in the file and shown by `strata status`, and the process exits 1. Once the
             cause is fixed, --resume tries that event again; --skip POSITION --reason TEXT passes over it
@@ -48,7 +53,8 @@ enum ProjectCommand {
             seconds and once more when it stops.
 
             SIGINT or SIGTERM stops it after the batch in hand (exit 0; 1 if that batch held an event a
-            projection cannot apply). Exit codes: 0 stopped, 1 stopped at an event or failed, 2 usage or
+            projection cannot apply). Exit codes: 0 stopped, 1 stopped at an event, a file ahead of or not
+            from the store, or failed, 2 usage or
             environment (no usable key, another projector on the file, a metrics file that cannot be
             written).
             """)
@@ -101,10 +107,7 @@ enum ProjectCommand {
         do throws(ProjectorError) {
             projector = try Projector.start(settings, projections: target.projections, logger: logger)
         } catch {
-            switch error.kind {
-            case .locked: throw CommandFailure.environment(error.message)
-            default: throw CommandFailure.problem(error.message)
-            }
+            throw failure(error)
         }
         let metricsFile: MetricsFile?
         do {
@@ -129,8 +132,20 @@ enum ProjectCommand {
             throw CommandFailure.problem(
                 "\(target.name) \(stop); fix the projection and run with --resume, or pass over it with "
                     + "--skip \(stop.position) --reason TEXT")
-        case .failed(let why):
-            throw CommandFailure.problem("stopped after a failure: \(why)")
+        case .failed(let error):
+            throw failure(ProjectorError(error.kind, "stopped after a failure: \(error.message)"))
+        }
+    }
+
+    /// How a projector's error ends the process: exit 2 for what is wrong around it (another
+    /// projector on the file), 1 for a problem found in what it reads or was asked to do (a
+    /// stop, a store that is not the file's, history's refusal).
+    static func failure(_ error: ProjectorError) -> CommandFailure {
+        switch error.kind {
+        case .locked:
+            return .environment(error.message)
+        case .foreign, .io, .stopped, .invalidRequest, .outOfOrder, .ahead, .otherStore, .history, .bus:
+            return .problem(error.message)
         }
     }
 
@@ -159,10 +174,7 @@ enum ProjectCommand {
                 logger.info("resuming at position \(database.checkpoint + 1)")
             }
         } catch {
-            switch error.kind {
-            case .locked: throw CommandFailure.environment(error.message)
-            default: throw CommandFailure.problem(error.message)
-            }
+            throw failure(error)
         }
     }
 

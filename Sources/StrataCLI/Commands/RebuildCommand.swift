@@ -133,7 +133,9 @@ enum RebuildCommand {
     /// command reports them itself.
     static func failure(_ error: ProjectorError) -> CommandFailure {
         switch error.kind {
-        case .stopped, .outOfOrder: CommandFailure.problem(error.message)
+        // A store behind the file, another store's file, history's refusal and the bus are a
+        // projector's alone; they are placed as the projector places them.
+        case .stopped, .outOfOrder, .ahead, .otherStore, .history, .bus: CommandFailure.problem(error.message)
         case .locked, .foreign, .io, .invalidRequest: CommandFailure.environment(error.message)
         }
     }

@@ -80,10 +80,7 @@ enum StatusCommand {
         let ahead = Set(positions.filter { $0.1 > head }.map(\.0))
         errors.removeAll { ahead.contains($0.0) }
         for (name, checkpoint) in positions where ahead.contains(name) {
-            let problem =
-                "checkpoint \(checkpoint) is beyond the store's head, position \(head): events.db is older than this "
-                + "file (restored from a backup?); rebuild it from the store"
-            errors.append((name, problem))
+            errors.append((name, ProjectorError.beyondHead(checkpoint: checkpoint, head: head)))
         }
         if format == "json" {
             let json: JSONValue = [
