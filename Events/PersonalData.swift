@@ -91,7 +91,7 @@ public protocol PersonalDataOpening: Sendable {
     /// The clear text of a sealed value that an event of `stream` carries, or
     /// `PersonalData.erased` when its subject's key was destroyed. Throws when the value
     /// cannot be opened though its key exists (tampered bytes, another stream's value), or
-    /// when there is nothing to open it with.
+    /// when there is nothing to open it with (the error's `kind` tells the two apart).
     func open(_ sealed: PersonalData, stream: String) throws(PersonalDataError) -> PersonalData
 
     /// Drops whatever is cached of `subject`'s key: called when its erasure is read.
@@ -104,9 +104,19 @@ extension PersonalDataOpening {
 
 /// Why a sealed value could not be sealed or opened.
 public struct PersonalDataError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The value itself: altered, copied from another stream, not a sealed value at all.
+        case value
+        /// There is no key store to open it with, or the key store cannot be read: this says
+        /// nothing about the value, which may open once the keys can be reached.
+        case keyStore
+    }
+
+    public let kind: Kind
     public let message: String
 
-    public init(_ message: String) {
+    public init(_ message: String, kind: Kind = .value) {
+        self.kind = kind
         self.message = message
     }
 

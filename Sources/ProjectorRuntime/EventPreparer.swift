@@ -13,6 +13,9 @@ struct PreparedEvent: Sendable {
         indirect case apply(ProjectedEvent, [any Projection])
         /// It stops the projection, for this reason.
         case poison(String)
+        /// Its personal data cannot be opened for want of a readable key store: nothing from it
+        /// on can be applied, yet the event may be fine, so it is no poison event.
+        case keyStoreUnreadable(String)
     }
 
     let event: RecordedEvent
@@ -35,7 +38,8 @@ struct EventPreparer: Sendable {
     let opener: (any PersonalDataOpening)?
 
     /// Prepares `events`, the first of which follows the event whose hash is `hash`; the
-    /// result ends early at the first poison event, since nothing after it is applied.
+    /// result ends early at the first poison event or key store failure, since nothing after
+    /// it is applied.
     /// `checkingInHalves` checks the chain of the second half on another thread meanwhile
     /// (for when preparing, not writing, is what a rebuild waits for); the result is the same.
     func prepare(
@@ -67,7 +71,10 @@ struct EventPreparer: Sendable {
                     let projected = try ProjectedEvent(recorded: event, opener: opener)
                     prepared.append(PreparedEvent(event: event, work: .apply(projected, interested)))
                 } catch {
-                    prepared.append(PreparedEvent(event: event, work: .poison("cannot read the event: \(error)")))
+                    let work: PreparedEvent.Work =
+                        error.isKeyStoreFailure
+                        ? .keyStoreUnreadable(error.description) : .poison("cannot read the event: \(error)")
+                    prepared.append(PreparedEvent(event: event, work: work))
                     return prepared
                 }
             }

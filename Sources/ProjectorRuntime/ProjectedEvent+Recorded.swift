@@ -6,6 +6,9 @@ import StrataCore
 /// Why a stored event could not be handed to a projection.
 struct UnreadableEvent: Error, CustomStringConvertible {
     let description: String
+    /// Its personal data could not be opened for want of a readable key store: the event may
+    /// be fine, and must not be taken for a poison event.
+    var isKeyStoreFailure = false
 }
 
 extension ProjectedEvent {
@@ -26,6 +29,8 @@ extension ProjectedEvent {
             }
             do {
                 event = try event.openingPersonalData(stream: recorded.stream, with: opener)
+            } catch where error.kind == .keyStore {
+                throw UnreadableEvent(description: error.message, isKeyStoreFailure: true)
             } catch {
                 throw UnreadableEvent(description: "its personal data cannot be opened: \(error)")
             }

@@ -242,6 +242,11 @@ public final class ProjectionDatabase {
             break
         case .poison(let reason):
             throw poison(reason)
+        case .keyStoreUnreadable(let reason):
+            // Rolls the batch back and records nothing: the file is fine, the keys are out of reach.
+            throw ProjectorError(
+                .keyStore,
+                "\(name) cannot apply position \(event.position) (\(event.type) on \(event.stream)): \(reason)")
         case .apply(let projected, let projections):
             for projection in projections {
                 do {

@@ -19,6 +19,9 @@ public struct ProjectorError: Error, Sendable, Equatable, CustomStringConvertibl
         /// The store's event at the file's checkpoint is not the one the file applied: the file
         /// was made from another store. It must be rebuilt.
         case otherStore = "OTHER_STORE"
+        /// Personal data cannot be opened for want of a key store that can be read. Nothing is
+        /// wrong with the event: the process runs where it cannot reach the keys.
+        case keyStore = "KEY_STORE"
         /// History refused a request it would refuse again, or sent what cannot be read.
         case history = "HISTORY"
         /// The subscriber's socket failed.

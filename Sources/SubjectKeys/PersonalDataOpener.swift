@@ -6,7 +6,9 @@ import Synchronization
 /// scope) all use, so every reader opens the same way and a rebuild equals the live file.
 ///
 /// A value whose key is gone reads as `[erased]`; a value whose key exists but does not open
-/// it (altered bytes, a value copied from another stream) is an error, never guessed at.
+/// it (altered bytes, a value copied from another stream) is an error, never guessed at. A
+/// key store that is missing or cannot be read is an error of its own kind (`.keyStore`): it
+/// says nothing about the value.
 /// The key store is opened read-only on first need, so a reader of a store with nothing
 /// sealed needs none. Secrets are cached (bounded), and so is the absence of a key: a key
 /// is committed before the first event sealed under it, so once absent it stays absent.
@@ -71,7 +73,7 @@ public final class PersonalDataOpener: PersonalDataOpening {
                 state.secrets[keyId] = .some(secret)
                 return .success(secret)
             } catch {
-                return .failure(PersonalDataError("cannot open personal data: \(error)"))
+                return .failure(PersonalDataError("cannot open personal data: \(error)", kind: .keyStore))
             }
         }
         return try found.get()

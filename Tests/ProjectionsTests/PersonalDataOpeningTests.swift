@@ -21,6 +21,13 @@ private struct TableOpener: PersonalDataOpening {
     }
 }
 
+/// An opener whose key store cannot be read.
+private struct KeyStoreOutOfReach: PersonalDataOpening {
+    func open(_ sealed: PersonalData, stream: String) throws(PersonalDataError) -> PersonalData {
+        throw PersonalDataError("cannot open personal data: there is no key store at /keys.db", kind: .keyStore)
+    }
+}
+
 private func opened(_ id: String, name: String, phone: String, address: String = "pd1.account:A1:k.address") -> StrataEvent {
     .accountOpened(
         AccountOpened(
@@ -66,6 +73,23 @@ private func fileAndLog(_ path: String) -> [UInt8] {
         #expect(stop.position == 2)
         #expect(stop.error.contains("personal data cannot be opened") && stop.error.contains("k.tampered"), "\(stop.error)")
         #expect(try h.rows("SELECT account_id FROM accounts") == [["A1"]])
+    }
+
+    /// No key store to open with says nothing of the event: the batch is not applied, nothing
+    /// is recorded as a stop, and the same event applies once the keys can be reached.
+    @Test func aKeyStoreThatCannotBeReadStopsNothingInTheFile() throws {
+        let h = try ProjectionHarness([Accounts()], opener: KeyStoreOutOfReach())
+        try h.given(opened("A0", name: "Ravi Kumar", phone: "+919845099999", address: "Hassan"), stream: "account-A0")
+        let event = try h.record(
+            opened("A1", name: "pd1.account:A1:k.name", phone: "pd1.account:A1:k.phone"), stream: "account-A1")
+        #expect {
+            try h.database.apply([event])
+        } throws: { error in
+            (error as? ProjectorError)?.kind == .keyStore && "\(error)".contains("no key store at /keys.db")
+        }
+        #expect(h.database.stop == nil)
+        #expect(h.database.checkpoint == 1)
+        #expect(try h.rows("SELECT account_id FROM accounts") == [["A0"]])
     }
 
     @Test func withoutAnOpenerProjectionsSeeTheSealedForm() throws {

@@ -2,6 +2,7 @@ import Foundation
 import ProjectorRuntime
 import Projections
 import StrataCore
+import SubjectKeys
 
 /// `strata project readmodels|audit`: a projector process, until SIGINT or SIGTERM.
 enum ProjectCommand {
@@ -30,10 +31,11 @@ enum ProjectCommand {
             --key (or STRATA_KEY), else the first key of the key file with the history scope (and a CURVE
             pair, when the key file holds the service's CURVE key: both sockets then connect with it).
 
-            Personal data arrives sealed. Beside the service it is opened through DATA/subject-keys.db
-            (read-only). On another host, --open-through-history reads every event that carries personal
-            data from history, which opens it for a key with the personal-data scope; the bus never
-            carries it in clear.
+            Personal data arrives sealed. Beside the service the read models open it through
+            DATA/subject-keys.db (read-only); a key store that cannot be read ends the projector (exit 2,
+            nothing recorded in the file). On another host, --open-through-history reads every event that
+            carries personal data from history, which opens it for a key with the personal-data scope; the
+            bus never carries it in clear. The audit log holds none: `project audit` needs neither.
 
             When it starts, and whenever the store seems to have gone back, it asks history for the event
             at its checkpoint: a head below the checkpoint (events.db restored from an older backup), or
@@ -55,8 +57,8 @@ enum ProjectCommand {
             SIGINT or SIGTERM stops it after the batch in hand (exit 0; 1 if that batch held an event a
             projection cannot apply). Exit codes: 0 stopped, 1 stopped at an event, a file ahead of or not
             from the store, or failed, 2 usage or
-            environment (no usable key, another projector on the file, a metrics file that cannot be
-            written).
+            environment (no usable key, another projector on the file, no readable key store, a metrics
+            file that cannot be written).
             """)
 
     static let subcommand = Subcommand(spec: spec, stopsOnSignals: true) { arguments, environment in
@@ -79,15 +81,19 @@ enum ProjectCommand {
             name: target.name, databasePath: target.path, eventsEndpoint: configuration.eventsEndpoint,
             historyEndpoint: configuration.historyEndpoint, key: signing.key)
         settings.curve = signing.curve
-        if arguments.flag("open-through-history") {
-            guard signing.key.scopes.contains(.personalData) else {
-                throw CommandFailure.environment(
-                    "--open-through-history needs a key with the personal-data scope; \(signing.key.id) has "
-                        + signing.key.scopes.sorted().map(\.rawValue).joined(separator: ", "))
+        // The audit log reads no personal value: its projector opens nothing, and needs neither.
+        if let opener = target.opener {
+            if arguments.flag("open-through-history") {
+                guard signing.key.scopes.contains(.personalData) else {
+                    throw CommandFailure.environment(
+                        "--open-through-history needs a key with the personal-data scope; \(signing.key.id) has "
+                            + signing.key.scopes.sorted().map(\.rawValue).joined(separator: ", "))
+                }
+                settings.openThroughHistory = true
+            } else {
+                try checkKeyStore(opener.keyStorePath, logger: logger)
+                settings.opener = opener
             }
-            settings.openThroughHistory = true
-        } else {
-            settings.opener = configuration.personalDataOpener
         }
         if let hwm = try arguments.integer("subscriber-hwm", in: 1...10_000_000) { settings.receiveHighWaterMark = Int32(hwm) }
         if let bytes = try arguments.integer("subscriber-buffer", in: 4096...1_073_741_824) {
@@ -137,15 +143,36 @@ enum ProjectCommand {
         }
     }
 
-    /// How a projector's error ends the process: exit 2 for what is wrong around it (another
-    /// projector on the file), 1 for a problem found in what it reads or was asked to do (a
-    /// stop, a store that is not the file's, history's refusal).
+    /// How a projector's error ends the process: exit 2 for what is wrong around it (the key
+    /// store, another projector on the file), 1 for a problem found in what it reads or was
+    /// asked to do (a stop, a store that is not the file's, history's refusal).
     static func failure(_ error: ProjectorError) -> CommandFailure {
         switch error.kind {
         case .locked:
             return .environment(error.message)
+        case .keyStore:
+            return .environment(
+                error.message + "; nothing is recorded in the file. Away from the service's data directory, run with "
+                    + "--open-through-history (and a key with the personal-data scope)")
         case .foreign, .io, .stopped, .invalidRequest, .outOfOrder, .ahead, .otherStore, .history, .bus:
             return .problem(error.message)
+        }
+    }
+
+    /// Beside the service, personal data opens through its key store. One that is there but
+    /// cannot be read (another user's file) is refused now; one that is not there yet is only
+    /// warned of, as the service makes it when it first starts (`strata up` starts both at
+    /// once) and a store with nothing sealed needs none: an event that needs it ends the
+    /// projector then.
+    private static func checkKeyStore(_ path: String, logger: Logger) throws {
+        let hint = "away from the service's data directory, run with --open-through-history"
+        guard FileManager.default.fileExists(atPath: path) else {
+            logger.warning("no key store at \(path) yet: personal data cannot be opened until there is one; \(hint)")
+            return
+        }
+        guard access(path, R_OK) == 0 else {
+            throw CommandFailure.environment(
+                "cannot read the key store \(path): \(String(cString: strerror(errno))); \(hint)")
         }
     }
 
@@ -180,11 +207,15 @@ enum ProjectCommand {
 
 }
 
-/// A projector the command line knows: its name, its file and its projections.
+/// A projector the command line knows: its name, its file, its projections, and what opens
+/// their personal data.
 struct ProjectionTarget {
     let name: String
     let path: String
     let projections: [any Projection]
+    /// nil for the audit log, which names people by id only and reads no personal value
+    /// (`AuditLog`): its projector and its rebuild then need no key store.
+    let opener: PersonalDataOpener?
 
     static let names = ["readmodels", "audit"]
 
@@ -194,10 +225,12 @@ struct ProjectionTarget {
             self.name = name
             path = configuration.readModelsPath
             projections = ReadModels.all
+            opener = configuration.personalDataOpener
         case "audit":
             self.name = name
             path = configuration.auditPath
             projections = ReadModels.audit
+            opener = nil
         default:
             return nil
         }

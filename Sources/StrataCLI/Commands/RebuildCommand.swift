@@ -68,7 +68,7 @@ enum RebuildCommand {
         do throws(ProjectorError) {
             let result = try Rebuild.run(
                 name: target.name, projections: target.projections, from: StoreHistory(store: store), into: output,
-                upTo: snapshot?.checkpoint, skips: skips, opener: configuration.personalDataOpener,
+                upTo: snapshot?.checkpoint, skips: skips, opener: target.opener,
                 progress: progress.map { progress in
                     { position, head in
                         progress.total = head
@@ -136,7 +136,8 @@ enum RebuildCommand {
         // A store behind the file, another store's file, history's refusal and the bus are a
         // projector's alone; they are placed as the projector places them.
         case .stopped, .outOfOrder, .ahead, .otherStore, .history, .bus: CommandFailure.problem(error.message)
-        case .locked, .foreign, .io, .invalidRequest: CommandFailure.environment(error.message)
+        // A key store that cannot be read is the machine's setup, not a problem in the events.
+        case .locked, .foreign, .io, .invalidRequest, .keyStore: CommandFailure.environment(error.message)
         }
     }
 }
