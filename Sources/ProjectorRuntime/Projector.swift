@@ -257,7 +257,11 @@ private struct Follower {
                             logger.warning("\(why); retrying every second")
                             unavailableSince = .now
                         }
-                        Self.pause(milliseconds: 1000, isStopping: isStopping)
+                        do {
+                            try pauseReadingHeartbeats(subscriber, isStopping: isStopping)
+                        } catch {
+                            return .failed(error)
+                        }
                         continue
                     case .failed(let error):
                         return .failed(error)
@@ -417,6 +421,7 @@ private struct Follower {
                         + "of another data directory, or events.db restored from another system's backup?); rebuild it "
                         + "from the store"))
         }
+        settings.metrics?.lastApplied(recordedAt: event.recordedAt)
     }
 
     private func ahead(of head: Int64) -> ProjectorError {
@@ -440,6 +445,27 @@ private struct Follower {
         }
     }
 
+    /// Waits a second before history is asked again, reading the subscriber meanwhile: the bus
+    /// may work while history does not, and its heartbeats keep the head known. Its events are
+    /// let go: the catch-up that follows reads them from history, from the checkpoint on.
+    private func pauseReadingHeartbeats(_ subscriber: ZMQSocket, isStopping: () -> Bool) throws(ProjectorError) {
+        let until = ContinuousClock.now + .seconds(1)
+        var head: Int64?
+        do {
+            while ContinuousClock.now < until, !isStopping() {
+                guard try !zmqPollReadable([subscriber], timeoutMilliseconds: 100).isEmpty else { continue }
+                while let frames = try subscriber.receive(wait: false) {
+                    if frames.count == 2, frames[0] == Heartbeat.topic, let heartbeat = Heartbeat(json: frames[1]) {
+                        head = heartbeat.head
+                    }
+                }
+            }
+        } catch {
+            throw ProjectorError(.bus, "the subscriber failed: \(error)")
+        }
+        if let head { learnt(heartbeat: head) }
+    }
+
     /// Applies a batch in one transaction; a failure of the file ends the projector.
     private func commit(_ events: [RecordedEvent]) throws(ProjectorError) {
         guard !events.isEmpty else { return }
@@ -455,13 +481,5 @@ private struct Follower {
             logger.error("\(settings.name) \(stop)")
         }
         onCommit?(Projector.Commit(events: events, committedAt: .now()))
-    }
-
-    private static func pause(milliseconds: Int, isStopping: () -> Bool) {
-        var waited = 0
-        while waited < milliseconds, !isStopping() {
-            usleep(100_000)
-            waited += 100
-        }
     }
 }

@@ -17,11 +17,15 @@ public final class ProjectorMetrics: Sendable {
     private let lastEventTime: MetricSet.Gauge
     private let applied: MetricSet.Counter
     private let catchUps: MetricSet.Counter
+    /// When this object was made, at the process's start: what the lag in seconds counts from
+    /// while no applied event's time is known.
+    private let startedAt: Double
 
     /// Declares the projector's families on `registry`, after whatever it holds already.
     public init(registry: MetricsRegistry, projection: String) {
         self.registry = registry
         labels = [projection]
+        startedAt = Self.seconds(.now())
         let label = ["projection"]
         (position, head, lagEvents, lagSeconds, lastEventTime, applied, catchUps) = registry.update { metrics in
             (
@@ -38,11 +42,12 @@ public final class ProjectorMetrics: Sendable {
                     labels: label),
                 metrics.gauge(
                     "strata_projection_lag_seconds",
-                    help: "While behind, seconds since the last applied event was recorded; 0 when caught up.",
+                    help: "While behind, seconds since the last applied event was recorded (or since the process "
+                        + "started, before that time is known); 0 when caught up.",
                     labels: label),
                 metrics.gauge(
                     "strata_projection_last_event_timestamp_seconds",
-                    help: "When the last applied event was recorded (unix seconds; 0 before the first is applied).",
+                    help: "When the last applied event was recorded (unix seconds; 0 until known).",
                     labels: label),
                 metrics.counter(
                     "strata_projection_events_applied_total", help: "Events applied to the projection file.",
@@ -78,9 +83,17 @@ public final class ProjectorMetrics: Sendable {
             // An applied event is proof of the head too.
             let known = metrics.value(head, labels: labels) ?? 0
             metrics.set(head, max(known, Double(checkpoint)), labels: labels)
-            if let recorded {
-                metrics.set(lastEventTime, Double(recorded.millisecondsSinceEpoch) / 1000, labels: labels)
-            }
+            if let recorded { metrics.set(lastEventTime, Self.seconds(recorded), labels: labels) }
+            settle(&metrics, now: .now())
+        }
+    }
+
+    /// When the event at the checkpoint was recorded, applied before this process started
+    /// (history sends it when the projector checks that the store is the file's).
+    func lastApplied(recordedAt: String) {
+        guard let recorded = Timestamp(recordedAt) else { return }
+        registry.update { metrics in
+            metrics.set(lastEventTime, Self.seconds(recorded), labels: labels)
             settle(&metrics, now: .now())
         }
     }
@@ -110,7 +123,11 @@ public final class ProjectorMetrics: Sendable {
         let behind = (metrics.value(head, labels: labels) ?? checkpoint) - checkpoint
         metrics.set(lagEvents, behind, labels: labels)
         let last = metrics.value(lastEventTime, labels: labels) ?? 0
-        let seconds = behind > 0 && last > 0 ? max(0, Double(now.millisecondsSinceEpoch) / 1000 - last) : 0
-        metrics.set(lagSeconds, seconds, labels: labels)
+        let since = last > 0 ? last : startedAt
+        metrics.set(lagSeconds, behind > 0 ? max(0, Self.seconds(now) - since) : 0, labels: labels)
+    }
+
+    private static func seconds(_ time: Timestamp) -> Double {
+        Double(time.millisecondsSinceEpoch) / 1000
     }
 }

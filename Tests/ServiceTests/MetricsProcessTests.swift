@@ -261,6 +261,35 @@ import Workloads
         #expect(try #require(metrics.value("strata_projection_lag_seconds", labels)) > 0)
     }
 
+    /// History does not answer (its endpoint leads nowhere) while the bus works: the heartbeats
+    /// still tell the projector the head, so its metrics show it behind, in events and in
+    /// seconds, rather than caught up.
+    @Test func aProjectorWaitingForHistoryShowsItsLagFromTheHeartbeats() throws {
+        let system = try System("metrics-no-history")
+        try system.send(system.workload.setup())
+        let head = try system.service.store().head()
+        let file = system.data.appendingPathComponent("readmodels.prom").path
+        let projector = try StrataProcess(
+            ["project", "readmodels", "--data", system.data.path, "--events", system.service.events]
+                + ["--history", "tcp://127.0.0.1:\(try freeLoopbackPort())", "--key", ServiceProcess.Keys.service]
+                + ["--metrics-file", file, "--metrics-interval", "0.2"])
+        try projector.waitForLine(containing: " ready ")
+
+        let labels = ["projection": "readmodels"]
+        var metrics = try readExposition(file)
+        let deadline = Date().addingTimeInterval(30)
+        while metrics.value("strata_projection_head_position", labels) != Double(head), Date() < deadline {
+            usleep(100_000)
+            metrics = try readExposition(file)
+        }
+        #expect(metrics.value("strata_projection_position", labels) == 0)
+        #expect(metrics.value("strata_projection_head_position", labels) == Double(head), "\(projector.log)")
+        #expect(metrics.value("strata_projection_lag_events", labels) == Double(head))
+        // Nothing applied yet: the lag in seconds counts from the process's start.
+        #expect(try #require(metrics.value("strata_projection_lag_seconds", labels)) > 0)
+        #expect(projector.stop() == 0, "\(projector.log)")
+    }
+
     /// `up --metrics-dir`: a file per process, which together read as one textfile directory:
     /// no series in two files, and a family in two files described alike in both.
     @Test func upWritesAFilePerProcessThatReadTogether() throws {
