@@ -70,8 +70,10 @@ public struct StoreHistory: HistorySource, Sendable {
 /// History from the command service's history endpoint: signed requests on a DEALER,
 /// CURVE-encrypted when `curve` is given.
 ///
-/// A request that gets no answer in time has its socket closed and made anew, so a late
-/// reply to it can never be mistaken for the answer to the next request.
+/// It connects when made, so that an endpoint libzmq cannot use (a typo, an unknown transport)
+/// is refused at once rather than taken, request after request, for a service that does not
+/// answer. A request that gets no answer in time has its socket closed and made anew, so a
+/// late reply to it can never be mistaken for the answer to the next request.
 public final class BusHistory: HistorySource {
     private let context: ZMQContext
     private let endpoint: String
@@ -85,10 +87,11 @@ public final class BusHistory: HistorySource {
 
     /// - Parameter shouldGiveUp: checked while waiting, so a stopping projector does not
     ///   wait out the whole timeout.
+    /// - Throws: when the socket cannot be made or connected to `endpoint`.
     public init(
         context: ZMQContext, endpoint: String, key: KeyFile.Key, curve: CurveClientKeys? = nil, open: Bool = false,
         timeoutMilliseconds: Int = 5000, shouldGiveUp: @escaping @Sendable () -> Bool = { false }
-    ) {
+    ) throws(ZMQError) {
         self.context = context
         self.endpoint = endpoint
         self.key = key
@@ -96,6 +99,11 @@ public final class BusHistory: HistorySource {
         self.open = open
         self.timeoutMilliseconds = timeoutMilliseconds
         self.shouldGiveUp = shouldGiveUp
+        client = try makeClient()
+    }
+
+    private func makeClient() throws(ZMQError) -> SignedClient {
+        try SignedClient(context, endpoint: endpoint, keyId: key.id, secret: key.secret, curve: curve)
     }
 
     deinit {
@@ -108,9 +116,9 @@ public final class BusHistory: HistorySource {
         let body = CanonicalJSON.bytes(.object(request))
         var reply: [UInt8]?
         do {
-            let client =
-                try self.client
-                ?? SignedClient(context, endpoint: endpoint, keyId: key.id, secret: key.secret, curve: curve)
+            // Made anew after a request went unanswered; the endpoint connected once already, so a
+            // failure here (out of descriptors, say) may pass like the silence before it.
+            let client = try self.client ?? makeClient()
             self.client = client
             try client.send(body)
             var waited = 0

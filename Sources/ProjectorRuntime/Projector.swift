@@ -94,8 +94,9 @@ public final class Projector: Sendable {
         self.logger = logger
     }
 
-    /// Opens the projection file (taking its lock) and starts the projector's thread.
-    /// Throws when the file cannot be opened, is locked by another projector, or is stopped.
+    /// Opens the projection file (taking its lock), connects to both endpoints, and starts
+    /// following the events on the projector's thread. Throws when the file cannot be opened, is
+    /// locked by another projector, or is stopped, or when an endpoint cannot be connected to.
     public static func start(
         _ settings: Settings, projections: [any Projection], logger: Logger,
         onCommit: (@Sendable (Commit) -> Void)? = nil
@@ -136,65 +137,82 @@ public final class Projector: Sendable {
     // MARK: - The thread
 
     private func run(projections: [any Projection], onCommit: (@Sendable (Commit) -> Void)?) {
-        let database: ProjectionDatabase
         let historyOpened = settings.openThroughHistory ? HistoryOpenedValues() : nil
-        do {
+        let database: ProjectionDatabase
+        let connections: Connections
+        do throws(ProjectorError) {
             database = try ProjectionDatabase(
                 path: settings.databasePath, name: settings.name, projections: projections,
                 opener: historyOpened ?? settings.opener)
+            if database.wasReset {
+                logger.warning(
+                    "\(settings.databasePath) was made from another schema: rebuilding \(settings.name) from "
+                        + "position 0")
+            }
+            connections = try connect(opening: historyOpened != nil)
+            if let stop = database.stop {
+                throw ProjectorError(
+                    .stopped,
+                    "\(settings.name) \(stop); fix the projection and run `strata project \(settings.name) --resume`, "
+                        + "or pass over the event with `--skip \(stop.position) --reason TEXT`")
+            }
         } catch {
             startFailure.withLock { $0 = error }
             started.signal()
             return
         }
-        if database.wasReset {
-            logger.warning("\(settings.databasePath) was made from another schema: rebuilding \(settings.name) from position 0")
-        }
-        if let stop = database.stop {
-            startFailure.withLock {
-                $0 = ProjectorError(
-                    .stopped,
-                    "\(settings.name) \(stop); fix the projection and run `strata project \(settings.name) --resume`, "
-                        + "or pass over the event with `--skip \(stop.position) --reason TEXT`")
-            }
-            started.signal()
-            return
-        }
+        defer { connections.subscriber.close() }
         checkpointAtStart.store(database.checkpoint, ordering: .releasing)
         settings.metrics?.started(checkpoint: database.checkpoint)
         started.signal()
-        let exit = follow(database, historyOpened: historyOpened, onCommit: onCommit)
+        var follower = Follower(
+            database: database, history: connections.history, historyOpened: historyOpened, settings: settings,
+            logger: logger, onCommit: onCommit)
+        let exit = follower.run(subscriber: connections.subscriber, isStopping: { [self] in isStopping })
         checkpointAtEnd.store(database.checkpoint, ordering: .releasing)
         outcome.withLock { $0 = exit }
     }
 
-    private func follow(
-        _ database: ProjectionDatabase, historyOpened: HistoryOpenedValues?, onCommit: (@Sendable (Commit) -> Void)?
-    ) -> Exit {
+    /// The subscriber and history, each connected to its endpoint on the projector's thread.
+    private struct Connections {
+        let subscriber: ZMQSocket
+        let history: BusHistory
+    }
+
+    /// Connects both sockets before the projector counts as started: an endpoint libzmq cannot
+    /// use at all (a typo, an unknown transport) is refused now, where later it would pass for
+    /// a service that does not answer and be retried for ever.
+    private func connect(opening: Bool) throws(ProjectorError) -> Connections {
         let context: ZMQContext
         let subscriber: ZMQSocket
         do {
             context = try ZMQContext()
-            // Subscribe before reading the checkpoint: whatever is published from now on
-            // waits in the socket while history fills the gap behind it.
+            // Subscribed before the checkpoint is first read for history: whatever is published
+            // from now on waits in the socket while history fills the gap behind it.
             subscriber = try ZMQSocket(context, .subscriber)
             try subscriber.setHighWaterMarks(send: 0, receive: settings.receiveHighWaterMark)
             if let bytes = settings.receiveBufferBytes { try subscriber.setOption(ZMQ_RCVBUF, bytes) }
             if let curve = settings.curve { try subscriber.makeCurveClient(curve) }
             try subscriber.subscribe("")
+        } catch {
+            throw ProjectorError(.io, "cannot make the subscriber: \(error)")
+        }
+        do {
             try subscriber.connect(settings.eventsEndpoint)
         } catch {
-            return .failed(ProjectorError(.bus, "cannot subscribe to \(settings.eventsEndpoint): \(error)"))
+            throw ProjectorError(
+                .endpoint, "cannot connect to the events endpoint \(settings.eventsEndpoint): \(error)")
         }
-        defer { subscriber.close() }
-        let history = BusHistory(
-            context: context, endpoint: settings.historyEndpoint, key: settings.key, curve: settings.curve,
-            open: historyOpened != nil, timeoutMilliseconds: settings.historyTimeoutMilliseconds,
-            shouldGiveUp: { [self] in isStopping })
-        var follower = Follower(
-            database: database, history: history, historyOpened: historyOpened, settings: settings, logger: logger,
-            onCommit: onCommit)
-        return follower.run(subscriber: subscriber, isStopping: { [self] in isStopping })
+        do {
+            let history = try BusHistory(
+                context: context, endpoint: settings.historyEndpoint, key: settings.key, curve: settings.curve,
+                open: opening, timeoutMilliseconds: settings.historyTimeoutMilliseconds,
+                shouldGiveUp: { [self] in isStopping })
+            return Connections(subscriber: subscriber, history: history)
+        } catch {
+            throw ProjectorError(
+                .endpoint, "cannot connect to the history endpoint \(settings.historyEndpoint): \(error)")
+        }
     }
 }
 

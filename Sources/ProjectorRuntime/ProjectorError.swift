@@ -19,6 +19,9 @@ public struct ProjectorError: Error, Sendable, Equatable, CustomStringConvertibl
         /// The store's event at the file's checkpoint is not the one the file applied: the file
         /// was made from another store. It must be rebuilt.
         case otherStore = "OTHER_STORE"
+        /// An endpoint libzmq cannot connect to at all (malformed, an unknown transport), as
+        /// opposed to one where nothing answers yet.
+        case endpoint = "ENDPOINT"
         /// Personal data cannot be opened for want of a key store that can be read. Nothing is
         /// wrong with the event: the process runs where it cannot reach the keys.
         case keyStore = "KEY_STORE"

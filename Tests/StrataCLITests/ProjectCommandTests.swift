@@ -1,0 +1,48 @@
+import EventStore
+import Foundation
+import ProjectorRuntime
+import Projections
+import StrataCore
+import StrataSQLite
+import StrataTesting
+import Testing
+
+/// `strata project` refusing, before it does anything, what it could never do: endpoints that
+/// are not endpoints. None of this needs a service: the endpoints given are free loopback ports
+/// nothing answers on.
+@Suite("strata project: refusals before it starts")
+struct ProjectCommandTests {
+    /// A data directory with a key for history; the arguments that point a projector at it.
+    static func dataDirectory(_ directory: URL) throws -> [String] {
+        try strata(["keys", "new", "svc", "--scope", "commands,history", "--data", directory.path], expecting: 0)
+        return ["--data", directory.path, "--key", "svc"]
+    }
+
+    static func freeEndpoints() throws -> [String: String] {
+        [
+            "--events": "tcp://127.0.0.1:\(try freeLoopbackPort())",
+            "--history": "tcp://127.0.0.1:\(try freeLoopbackPort())",
+        ]
+    }
+
+    /// Runs `strata project NAME …` until it exits (nil if it still runs after `timeout`, when it
+    /// is killed) and returns its exit code and log.
+    static func project(_ arguments: [String], timeout: TimeInterval = 30) throws -> (exit: Int32?, log: String) {
+        let process = try StrataProcess(["project"] + arguments)
+        let exit = process.waitForExit(timeout: timeout)
+        return (exit, process.log)
+    }
+
+    @Test(arguments: [("--history", "bar"), ("--events", "foo"), ("--events", "nosuch://127.0.0.1:1")])
+    func aMalformedEndpointIsAUsageError(option: String, endpoint: String) throws {
+        try withTemporaryDirectory { directory in
+            var endpoints = try Self.freeEndpoints()
+            endpoints[option] = endpoint
+            let (exit, log) = try Self.project(
+                ["readmodels"] + Self.dataDirectory(directory) + endpoints.flatMap { [$0.key, $0.value] })
+            #expect(exit == 2, "\(log)")
+            #expect(log.contains(endpoint), "\(log)")
+            #expect(!log.contains(" ready "), "\(log)")
+        }
+    }
+}
