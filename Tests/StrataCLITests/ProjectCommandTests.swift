@@ -8,8 +8,8 @@ import StrataTesting
 import Testing
 
 /// `strata project` refusing, before it does anything, what it could never do: endpoints that
-/// are not endpoints. None of this needs a service: the endpoints given are free loopback ports
-/// nothing answers on.
+/// are not endpoints, a projection file it cannot open. None of this needs a service: the
+/// endpoints given are free loopback ports nothing answers on.
 @Suite("strata project: refusals before it starts")
 struct ProjectCommandTests {
     /// A data directory with a key for history; the arguments that point a projector at it.
@@ -43,6 +43,29 @@ struct ProjectCommandTests {
             #expect(exit == 2, "\(log)")
             #expect(log.contains(endpoint), "\(log)")
             #expect(!log.contains(" ready "), "\(log)")
+        }
+    }
+
+    /// A directory, a file of garbage, an SQLite file of something else where the projection
+    /// file should be: the environment is wrong (exit 2), not a problem found in the events.
+    @Test(arguments: ["directory", "garbage", "other SQLite file"])
+    func aProjectionFileThatCannotBeOpenedIsAnEnvironmentError(what: String) throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("readmodels.db").path
+            switch what {
+            case "directory":
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            case "garbage":
+                try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: path))
+            default:
+                let other = try SQLiteConnection(path: path, mode: .readWrite)
+                try other.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY)")
+            }
+            let endpoints = try Self.freeEndpoints()
+            let (exit, log) = try Self.project(
+                ["readmodels"] + Self.dataDirectory(directory) + endpoints.flatMap { [$0.key, $0.value] })
+            #expect(exit == 2, "\(log)")
+            #expect(log.contains(path), "\(log)")
         }
     }
 }

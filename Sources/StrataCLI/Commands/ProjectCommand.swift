@@ -57,8 +57,9 @@ enum ProjectCommand {
             SIGINT or SIGTERM stops it after the batch in hand (exit 0; 1 if that batch held an event a
             projection cannot apply). Exit codes: 0 stopped, 1 stopped at an event, a file ahead of or not
             from the store, or failed, 2 usage or
-            environment (no usable key, a malformed endpoint, another projector on the file, no readable
-            key store, a metrics file that cannot be written).
+            environment (no usable key, a malformed endpoint, a projection file that cannot be opened or
+            written, another projector on the file, no readable key store, a metrics file that cannot be
+            written).
             """)
 
     static let subcommand = Subcommand(spec: spec, stopsOnSignals: true) { arguments, environment in
@@ -143,18 +144,18 @@ enum ProjectCommand {
         }
     }
 
-    /// How a projector's error ends the process: exit 2 for what is wrong around it (an
-    /// endpoint, the key store, another projector on the file), 1 for a problem found in what it reads or was
+    /// How a projector's error ends the process: exit 2 for what is wrong around it (the file,
+    /// an endpoint, the key store, another projector on the file), 1 for a problem found in what it reads or was
     /// asked to do (a stop, a store that is not the file's, history's refusal).
     static func failure(_ error: ProjectorError) -> CommandFailure {
         switch error.kind {
-        case .locked, .endpoint:
+        case .locked, .foreign, .io, .endpoint:
             return .environment(error.message)
         case .keyStore:
             return .environment(
                 error.message + "; nothing is recorded in the file. Away from the service's data directory, run with "
                     + "--open-through-history (and a key with the personal-data scope)")
-        case .foreign, .io, .stopped, .invalidRequest, .outOfOrder, .ahead, .otherStore, .history, .bus:
+        case .stopped, .invalidRequest, .outOfOrder, .ahead, .otherStore, .history, .bus:
             return .problem(error.message)
         }
     }
