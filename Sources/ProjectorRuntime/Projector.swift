@@ -52,6 +52,9 @@ public final class Projector: Sendable {
         /// read from history, which opens it (`"open":true`); the key needs the
         /// `personal-data` scope.
         public var openThroughHistory = false
+        /// What an operator asked of the file, done once it is open and both endpoints are
+        /// connected (so that nothing else can still refuse the start once the file changed).
+        public var operatorAct: OperatorAct?
 
         public init(name: String, databasePath: String, eventsEndpoint: String, historyEndpoint: String, key: KeyFile.Key) {
             self.name = name
@@ -62,14 +65,23 @@ public final class Projector: Sendable {
         }
     }
 
+    /// What an operator asks of a stopped projection (`strata project NAME --resume`,
+    /// `--skip POSITION --reason TEXT`).
+    public enum OperatorAct: Sendable, Equatable {
+        /// Clear the stop and try its event again.
+        case resume
+        /// Pass over the event the projection stopped at, recording why.
+        case skip(position: Int64, reason: String)
+    }
+
     /// How a projector ended.
     public enum Exit: Sendable, Equatable {
         /// Asked to stop; everything it took is committed.
         case stopped
         /// It reached an event it cannot apply (recorded in the file; see `strata status`).
         case poisoned(ProjectionStop)
-        /// It could not go on: the file, history, the bus, or a store that is not the file's
-        /// (nothing is recorded in the file).
+        /// It could not go on: the file, the key store, history, the bus, or a store that is not
+        /// the file's (nothing is recorded in the file).
         case failed(ProjectorError)
     }
 
@@ -94,9 +106,10 @@ public final class Projector: Sendable {
         self.logger = logger
     }
 
-    /// Opens the projection file (taking its lock), connects to both endpoints, and starts
-    /// following the events on the projector's thread. Throws when the file cannot be opened, is
-    /// locked by another projector, or is stopped, or when an endpoint cannot be connected to.
+    /// Opens the projection file (taking its lock), connects to both endpoints, does the
+    /// operator's act, and starts following the events on the projector's thread. Throws when
+    /// the file cannot be opened, is locked by another projector, or is stopped, when an
+    /// endpoint cannot be connected to, or when the act does not apply.
     public static func start(
         _ settings: Settings, projections: [any Projection], logger: Logger,
         onCommit: (@Sendable (Commit) -> Void)? = nil
@@ -150,6 +163,7 @@ public final class Projector: Sendable {
                         + "position 0")
             }
             connections = try connect(opening: historyOpened != nil)
+            if let act = settings.operatorAct { try perform(act, on: database) }
             if let stop = database.stop {
                 throw ProjectorError(
                     .stopped,
@@ -212,6 +226,19 @@ public final class Projector: Sendable {
         } catch {
             throw ProjectorError(
                 .endpoint, "cannot connect to the history endpoint \(settings.historyEndpoint): \(error)")
+        }
+    }
+
+    private func perform(_ act: OperatorAct, on database: ProjectionDatabase) throws(ProjectorError) {
+        switch act {
+        case .resume:
+            try database.resume()
+            logger.info("resuming at position \(database.checkpoint + 1)")
+        case .skip(let position, let reason):
+            let stop = database.stop
+            try database.skip(position: position, reason: reason)
+            logger.warning(
+                "skipped position \(position) (\(stop?.type ?? "?") on \(stop?.stream ?? "?")) by operator: \(reason)")
         }
     }
 }

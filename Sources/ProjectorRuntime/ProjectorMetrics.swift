@@ -17,11 +17,14 @@ public final class ProjectorMetrics: Sendable {
     private let lastEventTime: MetricSet.Gauge
     private let applied: MetricSet.Counter
     private let catchUps: MetricSet.Counter
+
     /// When this object was made, at the process's start: what the lag in seconds counts from
     /// while no applied event's time is known.
     private let startedAt: Double
 
-    /// Declares the projector's families on `registry`, after whatever it holds already.
+    /// Declares the projector's families on `registry`, after whatever it holds already. Their
+    /// series appear once the projector has opened its file (`started(checkpoint:)`), so a
+    /// file written before never shows a position of 0 that the projection does not have.
     public init(registry: MetricsRegistry, projection: String) {
         self.registry = registry
         labels = [projection]
@@ -58,18 +61,14 @@ public final class ProjectorMetrics: Sendable {
                     labels: label)
             )
         }
-        registry.update { metrics in
-            for gauge in [position, head, lagEvents, lagSeconds, lastEventTime] {
-                metrics.set(gauge, 0, labels: labels)
-            }
-            for counter in [applied, catchUps] { metrics.add(counter, 0, labels: labels) }
-        }
     }
 
     /// The file's checkpoint when the projector starts; the head is not known yet.
     func started(checkpoint: Int64) {
         registry.update { metrics in
             for gauge in [position, head] { metrics.set(gauge, Double(checkpoint), labels: labels) }
+            for gauge in [lagEvents, lagSeconds, lastEventTime] { metrics.set(gauge, 0, labels: labels) }
+            for counter in [applied, catchUps] { metrics.add(counter, 0, labels: labels) }
             settle(&metrics, now: .now())
         }
     }
@@ -117,9 +116,9 @@ public final class ProjectorMetrics: Sendable {
         registry.update { metrics in settle(&metrics, now: now) }
     }
 
-    /// The lag follows from the head and the checkpoint.
+    /// The lag follows from the head and the checkpoint; nothing before the projector started.
     private func settle(_ metrics: inout MetricSet, now: Timestamp) {
-        let checkpoint = metrics.value(position, labels: labels) ?? 0
+        guard let checkpoint = metrics.value(position, labels: labels) else { return }
         let behind = (metrics.value(head, labels: labels) ?? checkpoint) - checkpoint
         metrics.set(lagEvents, behind, labels: labels)
         let last = metrics.value(lastEventTime, labels: labels) ?? 0

@@ -23,6 +23,9 @@ final class MetricsFile: Sendable {
     private let beforeWrite: @Sendable () -> Void
     private let stopRequested = Atomic<Bool>(false)
     private let failing = Atomic<Bool>(false)
+    /// One write at a time: the thread's, and one asked for out of turn (`writeNow`), would
+    /// otherwise share the temporary file.
+    private let writing = Mutex(())
     private let wake = DispatchSemaphore(value: 0)
     private let ended = DispatchSemaphore(value: 0)
 
@@ -53,6 +56,12 @@ final class MetricsFile: Sendable {
         startThread(named: "strata-metrics", priority: .yielding) { file.run() }
         logger.info("writing metrics every \(MetricSet.number(intervalSeconds)) s file=\(Logger.field(path))")
         return file
+    }
+
+    /// Writes the file now, out of turn: for figures that just became meaningful (a projector
+    /// that has opened its file), so that they are there once the process says it is ready.
+    func writeNow() {
+        write()
     }
 
     /// Ends the thread and writes the file a last time, with everything counted until now.
@@ -86,8 +95,10 @@ final class MetricsFile: Sendable {
     }
 
     private func writeOnce() throws {
-        beforeWrite()
-        // 0644: the collector usually runs as another user.
-        try AtomicFile.write(path, contents: Array(registry.rendered().utf8), mode: 0o644, synchronizing: false)
+        try writing.withLock { _ in
+            beforeWrite()
+            // 0644: the collector usually runs as another user.
+            try AtomicFile.write(path, contents: Array(registry.rendered().utf8), mode: 0o644, synchronizing: false)
+        }
     }
 }

@@ -16,6 +16,11 @@ import Testing
             .flatMap { Double($0.dropFirst(prefix.count)) }
     }
 
+    @Test func nothingIsShownBeforeTheProjectorStarts() {
+        #expect(value("strata_projection_position") == nil)
+        #expect(metrics.registry.rendered().contains("# TYPE strata_projection_position gauge"))
+    }
+
     @Test func behindBeforeAnythingIsAppliedTheSecondsCountFromTheStart() {
         metrics.started(checkpoint: 10)
         metrics.learnt(head: 25)

@@ -8,8 +8,8 @@ import StrataTesting
 import Testing
 
 /// `strata project` refusing, before it does anything, what it could never do: endpoints that
-/// are not endpoints, a projection file it cannot open. None of this needs a service: the
-/// endpoints given are free loopback ports nothing answers on.
+/// are not endpoints, a projection file it cannot open, a metrics file it cannot write. None of
+/// this needs a service: the endpoints given are free loopback ports nothing answers on.
 @Suite("strata project: refusals before it starts")
 struct ProjectCommandTests {
     /// A data directory with a key for history; the arguments that point a projector at it.
@@ -67,5 +67,43 @@ struct ProjectCommandTests {
             #expect(exit == 2, "\(log)")
             #expect(log.contains(path), "\(log)")
         }
+    }
+
+    /// --skip and --resume change the file for good: whatever else is wrong with the command line
+    /// or its surroundings (a metrics file that cannot be written, an endpoint that is none) is
+    /// found first, and the stop stays as it was.
+    @Test func theOperatorsActWaitsUntilEverythingElseIsChecked() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("readmodels.db").path
+            try Self.stopAtPositionOne(path)
+            let data = try Self.dataDirectory(directory)
+            let endpoints = try Self.freeEndpoints()
+            let unwritable = ["--metrics-file", directory.appendingPathComponent("missing/readmodels.prom").path]
+            for act in [["--skip", "1", "--reason", "a test"], ["--resume"]] {
+                for (wrong, expected) in [
+                    (unwritable + endpoints.flatMap { [$0.key, $0.value] }, "--metrics-file"),
+                    (["--events", "foo", "--history", endpoints["--history"]!], "foo"),
+                ] {
+                    let (exit, log) = try Self.project(["readmodels"] + data + act + wrong)
+                    #expect(exit == 2, "\(act) \(wrong): \(log)")
+                    #expect(log.contains(expected), "\(log)")
+                    let snapshot = try #require(try ProjectionSnapshot(path: path))
+                    #expect(snapshot.stop?.position == 1, "\(act) \(wrong): the stop was cleared")
+                    #expect(try snapshot.skips().isEmpty, "\(act) \(wrong): the skip was recorded")
+                }
+            }
+        }
+    }
+
+    /// A readmodels file stopped at position 1 (an event whose hash does not recompute).
+    static func stopAtPositionOne(_ path: String) throws {
+        let database = try ProjectionDatabase(path: path, name: "readmodels", projections: ReadModels.all)
+        try database.apply([
+            RecordedEvent(
+                position: 1, stream: "user-u1", version: 1, type: "UserRegistered", schemaVersion: 1,
+                recordedAt: "2026-01-02T09:00:00.000Z", data: Array("{}".utf8), metadata: Array("{}".utf8),
+                prevHash: HashChain.genesisHex, hash: String(repeating: "ab", count: 32))
+        ])
+        try #require(database.stop?.position == 1)
     }
 }

@@ -45,21 +45,21 @@ enum ProjectCommand {
             An event a projection cannot apply stops it: the position, the event and the error are
             logged, recorded in the file and shown by `strata status`, and the process exits 1. Once the
             cause is fixed, --resume tries that event again; --skip POSITION --reason TEXT passes over it
-            (recorded, and honoured by `strata rebuild`). While history does not answer, or answers that
-            the service is stopping or its store could not be read, it retries every second; any other
-            refusal would come again (a key without the scope, personal data history cannot open), so it
-            exits 1 naming it.
+            (recorded, and honoured by `strata rebuild`). Either is done only once the metrics file, the
+            projection file and both endpoints have proved usable. While history does not answer, or
+            answers that the service is stopping or its store could not be read, it retries every second;
+            any other refusal would come again (a key without the scope, personal data history cannot
+            open), so it exits 1 naming it.
 
             --metrics-file PATH writes its position, the head it knows, the lag in events and seconds, in
             the Prometheus text exposition format, replacing the file whole every --metrics-interval
             seconds and once more when it stops.
 
             SIGINT or SIGTERM stops it after the batch in hand (exit 0; 1 if that batch held an event a
-            projection cannot apply). Exit codes: 0 stopped, 1 stopped at an event, a file ahead of or not
-            from the store, or failed, 2 usage or
-            environment (no usable key, a malformed endpoint, a projection file that cannot be opened or
-            written, another projector on the file, no readable key store, a metrics file that cannot be
-            written).
+            projection cannot apply). Exit codes: 0 stopped; 1 stopped at an event, a file ahead of or
+            not from the store, a refusal from history; 2 usage or environment (no usable key, a malformed
+            endpoint, a projection file that cannot be opened or written, another projector on the file,
+            no readable key store, a metrics file that cannot be written).
             """)
 
     static let subcommand = Subcommand(spec: spec, stopsOnSignals: true) { arguments, environment in
@@ -71,17 +71,18 @@ enum ProjectCommand {
         let observability = try Observability.resolve(arguments, environment: environment)
         let signing = try configuration.signingKey(for: .history)
         let logger = observability.logger(label: "project-\(name)")
+        let act = try operatorAct(arguments, target: target)
         do {
             try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         } catch {
             throw CommandFailure.environment("cannot create \(configuration.dataDirectory): \(error.localizedDescription)")
         }
-        try operatorAct(arguments, target: target, logger: logger)
 
         var settings = Projector.Settings(
             name: target.name, databasePath: target.path, eventsEndpoint: configuration.eventsEndpoint,
             historyEndpoint: configuration.historyEndpoint, key: signing.key)
         settings.curve = signing.curve
+        settings.operatorAct = act
         // The audit log reads no personal value: its projector opens nothing, and needs neither.
         if let opener = target.opener {
             if arguments.flag("open-through-history") {
@@ -103,6 +104,10 @@ enum ProjectCommand {
         let registry = observability.registry(process: "project-\(target.name)")
         let metrics = registry.map { ProjectorMetrics(registry: $0, projection: target.name) }
         settings.metrics = metrics
+        // Written once now: a metrics file that cannot be written is refused before the
+        // operator's act changes the projection file (the projector does it as it starts).
+        let metricsFile = try observability.startMetricsFile(registry, logger: logger) { metrics?.refresh() }
+        defer { metricsFile?.stop() }
         // Listening for signals before starting (`PendingStop`).
         let pendingStop = PendingStop<Projector> { $0.stop() }
         let signals = ShutdownSignals { signal in
@@ -116,14 +121,7 @@ enum ProjectCommand {
         } catch {
             throw failure(error)
         }
-        let metricsFile: MetricsFile?
-        do {
-            metricsFile = try observability.startMetricsFile(registry, logger: logger) { metrics?.refresh() }
-        } catch {
-            projector.stop()
-            _ = projector.wait()
-            throw error
-        }
+        metricsFile?.writeNow()  // with the position the projector started at
         pendingStop.started(projector)
         logger.info(
             "ready name=\(target.name) checkpoint=\(projector.startingCheckpoint) events=\(configuration.eventsEndpoint) "
@@ -145,8 +143,8 @@ enum ProjectCommand {
     }
 
     /// How a projector's error ends the process: exit 2 for what is wrong around it (the file,
-    /// an endpoint, the key store, another projector on the file), 1 for a problem found in what it reads or was
-    /// asked to do (a stop, a store that is not the file's, history's refusal).
+    /// an endpoint, the key store, another projector on the file), 1 for a problem found in what
+    /// it reads or was asked to do (a stop, a store that is not the file's, history's refusal).
     static func failure(_ error: ProjectorError) -> CommandFailure {
         switch error.kind {
         case .locked, .foreign, .io, .endpoint:
@@ -177,35 +175,31 @@ enum ProjectCommand {
         }
     }
 
-    /// --resume and --skip: acts on the file before the projector starts, holding its lock.
-    private static func operatorAct(_ arguments: ParsedArguments, target: ProjectionTarget, logger: Logger) throws {
+    /// --resume and --skip: what the operator asks of a stopped file, checked here and done by
+    /// the projector once the file is open and both endpoints are connected.
+    private static func operatorAct(
+        _ arguments: ParsedArguments, target: ProjectionTarget
+    ) throws -> Projector.OperatorAct? {
         let skip = try arguments.integer("skip", in: 1...Int64.max)
         guard arguments.flag("resume") || skip != nil else {
             if arguments.value("reason") != nil { throw UsageError("--reason goes with --skip") }
-            return
+            return nil
         }
         if arguments.flag("resume") && skip != nil { throw UsageError("--resume or --skip, not both") }
-        let reason = arguments.value("reason") ?? ""
-        if skip != nil && reason.isEmpty { throw UsageError("say why the event is skipped: --reason TEXT") }
+        let act: Projector.OperatorAct
+        if let skip {
+            guard let reason = arguments.value("reason"), !reason.isEmpty else {
+                throw UsageError("say why the event is skipped: --reason TEXT")
+            }
+            act = .skip(position: skip, reason: reason)
+        } else {
+            act = .resume
+        }
         guard FileManager.default.fileExists(atPath: target.path) else {
             throw CommandFailure.problem("\(target.path) does not exist: nothing to resume")
         }
-        do throws(ProjectorError) {
-            let database = try ProjectionDatabase(path: target.path, name: target.name, projections: target.projections)
-            if let skip {
-                let stop = database.stop
-                try database.skip(position: skip, reason: reason)
-                logger.warning(
-                    "skipped position \(skip) (\(stop?.type ?? "?") on \(stop?.stream ?? "?")) by operator: \(reason)")
-            } else {
-                try database.resume()
-                logger.info("resuming at position \(database.checkpoint + 1)")
-            }
-        } catch {
-            throw failure(error)
-        }
+        return act
     }
-
 }
 
 /// A projector the command line knows: its name, its file, its projections, and what opens
