@@ -92,6 +92,9 @@ struct ProjectCommandTests {
                     #expect(try snapshot.skips().isEmpty, "\(act) \(wrong): the skip was recorded")
                 }
             }
+            let (exit, log) = try Self.project(
+                ["readmodels"] + data + ["--resume", "--reason", "fixed"] + endpoints.flatMap { [$0.key, $0.value] })
+            #expect(exit == 2 && log.contains("--reason goes with --skip"), "\(log)")
         }
     }
 

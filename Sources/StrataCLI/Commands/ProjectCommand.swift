@@ -181,19 +181,18 @@ enum ProjectCommand {
         _ arguments: ParsedArguments, target: ProjectionTarget
     ) throws -> Projector.OperatorAct? {
         let skip = try arguments.integer("skip", in: 1...Int64.max)
-        guard arguments.flag("resume") || skip != nil else {
-            if arguments.value("reason") != nil { throw UsageError("--reason goes with --skip") }
-            return nil
-        }
+        let reason = arguments.value("reason")
+        // With --resume too: a reason given is not silently dropped.
+        if reason != nil && skip == nil { throw UsageError("--reason goes with --skip") }
         if arguments.flag("resume") && skip != nil { throw UsageError("--resume or --skip, not both") }
         let act: Projector.OperatorAct
         if let skip {
-            guard let reason = arguments.value("reason"), !reason.isEmpty else {
-                throw UsageError("say why the event is skipped: --reason TEXT")
-            }
+            guard let reason, !reason.isEmpty else { throw UsageError("say why the event is skipped: --reason TEXT") }
             act = .skip(position: skip, reason: reason)
-        } else {
+        } else if arguments.flag("resume") {
             act = .resume
+        } else {
+            return nil
         }
         guard FileManager.default.fileExists(atPath: target.path) else {
             throw CommandFailure.problem("\(target.path) does not exist: nothing to resume")
