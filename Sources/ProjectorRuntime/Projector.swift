@@ -406,7 +406,8 @@ private struct Follower {
         settings.metrics?.learnt(head: max(head, database.checkpoint))
     }
 
-    /// Reads history from the checkpoint until it reaches the head.
+    /// Reads history from the checkpoint until it reaches the head. Returns once it has, or the
+    /// projection stopped at an event, or a stop was asked for.
     private mutating func catchUp(_ reason: String, isStopping: () -> Bool) throws(Interruption) {
         let from = database.checkpoint
         while !isStopping() {
@@ -434,12 +435,16 @@ private struct Follower {
             } catch {
                 throw .failed(error)
             }
-            if database.stop != nil || page.events.isEmpty || database.checkpoint >= page.head { break }
-        }
-        settings.metrics?.caughtUp()
-        if database.checkpoint > from {
-            let position = database.checkpoint
-            logger.info("caught up through history \(reason): events=\(position - from) position=\(position)")
+            if database.stop != nil { return }  // the caller ends with the stop, which is logged
+            if page.events.isEmpty || database.checkpoint >= page.head {
+                settings.metrics?.caughtUp()
+                if database.checkpoint > from {
+                    let position = database.checkpoint
+                    logger.info(
+                        "caught up through history \(reason): events=\(position - from) position=\(position)")
+                }
+                return
+            }
         }
     }
 

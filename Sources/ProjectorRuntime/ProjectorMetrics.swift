@@ -57,7 +57,8 @@ public final class ProjectorMetrics: Sendable {
                     labels: label),
                 metrics.counter(
                     "strata_projection_catchups_total",
-                    help: "Times the projector read history: on start, after a gap, a heartbeat ahead, a quiet bus.",
+                    help: "Times the projector caught up through history: on start, after a gap, a heartbeat ahead "
+                        + "or behind, a quiet bus.",
                     labels: label)
             )
         }

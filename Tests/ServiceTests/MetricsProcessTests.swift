@@ -259,6 +259,7 @@ import Workloads
         #expect(metrics.value("strata_projection_head_position", labels) == Double(head))
         #expect(metrics.value("strata_projection_lag_events", labels) == Double(head - victim + 1))
         #expect(try #require(metrics.value("strata_projection_lag_seconds", labels)) > 0)
+        #expect(metrics.value("strata_projection_catchups_total", labels) == 0)
     }
 
     /// History does not answer (its endpoint leads nowhere) while the bus works: the heartbeats
