@@ -299,7 +299,7 @@ private struct Follower {
                     switch error {
                     case .unavailable(let why):
                         if unavailableSince == nil {
-                            logger.warning("\(why); retrying every second")
+                            logger.warning("\(why); asking again a second after each try")
                             unavailableSince = .now
                         }
                         do {

@@ -47,7 +47,8 @@ enum ProjectCommand {
             cause is fixed, --resume tries that event again; --skip POSITION --reason TEXT passes over it
             (recorded, and honoured by `strata rebuild`). Either is done only once the metrics file, the
             projection file and both endpoints have proved usable. While history does not answer, or
-            answers that the service is stopping or its store could not be read, it retries every second;
+            answers that the service is stopping or its store could not be read, it asks again a second
+            after each try (one that gets no answer waits 5 s), reading the bus's heartbeats meanwhile;
             any other refusal would come again (a key without the scope, personal data history cannot
             open), so it exits 1 naming it.
 
