@@ -151,9 +151,7 @@ enum ProjectCommand {
         case .locked, .foreign, .io, .endpoint:
             return .environment(error.message)
         case .keyStore:
-            return .environment(
-                error.message + "; nothing is recorded in the file. Away from the service's data directory, run with "
-                    + "--open-through-history (and a key with the personal-data scope)")
+            return .environment(error.message + "; nothing is recorded in the file. " + keyStoreHint)
         case .stopped, .invalidRequest, .outOfOrder, .ahead, .otherStore, .history, .bus:
             return .problem(error.message)
         }
@@ -165,16 +163,21 @@ enum ProjectCommand {
     /// once) and a store with nothing sealed needs none: an event that needs it ends the
     /// projector then.
     private static func checkKeyStore(_ path: String, logger: Logger) throws {
-        let hint = "away from the service's data directory, run with --open-through-history"
         guard FileManager.default.fileExists(atPath: path) else {
-            logger.warning("no key store at \(path) yet: personal data cannot be opened until there is one; \(hint)")
+            logger.warning(
+                "no key store at \(path) yet: personal data cannot be opened until there is one. \(keyStoreHint)")
             return
         }
         guard access(path, R_OK) == 0 else {
             throw CommandFailure.environment(
-                "cannot read the key store \(path): \(String(cString: strerror(errno))); \(hint)")
+                "cannot read the key store \(path): \(String(cString: strerror(errno))). \(keyStoreHint)")
         }
     }
+
+    /// What a projector without a key store it can read should do instead.
+    static let keyStoreHint =
+        "Away from the service's data directory, run with --open-through-history (and a key with the personal-data "
+        + "scope)."
 
     /// --resume and --skip: what the operator asks of a stopped file, checked here and done by
     /// the projector once the file is open and both endpoints are connected.
