@@ -24,24 +24,71 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
 ///
 /// Strict where it matters for signed, hashed data: invalid UTF-8, duplicate keys,
 /// lone surrogates, fractional or out-of-range numbers and trailing bytes are refused,
-/// and nesting is bounded so hostile input cannot exhaust the stack.
+/// and nesting is bounded so hostile input cannot exhaust the stack. Only
+/// `parseNotingNumbers` takes such numbers, and it leaves them out of the value it returns.
 public struct JSONParser {
     public static let defaultMaximumDepth = 64
+
+    /// A number JSON allows that `JSONValue` cannot hold, found by `parseNotingNumbers`.
+    public struct UnrepresentableNumber: Sendable, Hashable {
+        public enum Kind: Sendable, Hashable {
+            /// A fraction or an exponent (`12.5`, `1.0`, `1e3`): Strata's numbers are integers,
+            /// written as integers.
+            case notAnInteger
+            /// An integer above `Int64.max`.
+            case aboveInt64
+            /// An integer below `Int64.min`.
+            case belowInt64
+        }
+
+        /// One step from a container to a value in it.
+        public enum Step: Sendable, Hashable {
+            case key(String)
+            case index(Int)
+        }
+
+        public var kind: Kind
+        /// Where the number stands: the keys and indices from the document's root, outermost first.
+        public var path: [Step]
+
+        public init(kind: Kind, path: [Step]) {
+            self.kind = kind
+            self.path = path
+        }
+    }
 
     public static func parse(_ bytes: some Collection<UInt8>, maximumDepth: Int = defaultMaximumDepth) throws(JSONParseError)
         -> JSONValue
     {
-        let buffer = Array(bytes)
-        var parser = JSONParser(bytes: buffer, maximumDepth: maximumDepth)
-        parser.skipWhitespace()
-        let value = try parser.parseValue(depth: 0)
-        parser.skipWhitespace()
-        guard parser.index == buffer.count else { throw parser.error(.trailingCharacters) }
-        return value
+        try parse(Array(bytes), maximumDepth: maximumDepth, notingNumbers: false).value
     }
 
     public static func parse(_ text: String, maximumDepth: Int = defaultMaximumDepth) throws(JSONParseError) -> JSONValue {
         try parse(Array(text.utf8), maximumDepth: maximumDepth)
+    }
+
+    /// Parses as `parse` does, except that a number JSON allows but `JSONValue` cannot hold
+    /// (a fraction, an exponent, an integer beyond 64 bits) is not a fault of the document:
+    /// `null` stands in its place, and `numbers` lists each, in document order, with where it
+    /// stood. For documents whose values are judged field by field (a command's payload),
+    /// where such a number is a problem of its field that the reply should name.
+    public static func parseNotingNumbers(_ bytes: [UInt8], maximumDepth: Int = defaultMaximumDepth)
+        throws(JSONParseError) -> (value: JSONValue, numbers: [UnrepresentableNumber])
+    {
+        try parse(bytes, maximumDepth: maximumDepth, notingNumbers: true)
+    }
+
+    private static func parse(_ bytes: [UInt8], maximumDepth: Int, notingNumbers: Bool) throws(JSONParseError)
+        -> (value: JSONValue, numbers: [UnrepresentableNumber])
+    {
+        var parser = JSONParser(bytes: bytes, maximumDepth: maximumDepth, notingNumbers: notingNumbers)
+        parser.skipWhitespace()
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace()
+        guard parser.index == bytes.count else { throw parser.error(.trailingCharacters) }
+        guard !parser.numbers.isEmpty else { return (value, []) }
+        // Each path was written from the number outwards, as the containers closed.
+        return (value, parser.numbers.map { UnrepresentableNumber(kind: $0.kind, path: $0.path.reversed()) })
     }
 
     /// The members of a document that is an object of at most `limit` members, in the order
@@ -50,7 +97,7 @@ public struct JSONParser {
     /// request's header), where comparing a handful of names costs less than hashing each
     /// into a table and looking each up again.
     public static func members(of bytes: [UInt8], limit: Int) -> [(key: String, value: JSONValue)]? {
-        var parser = JSONParser(bytes: bytes, maximumDepth: defaultMaximumDepth)
+        var parser = JSONParser(bytes: bytes, maximumDepth: defaultMaximumDepth, notingNumbers: false)
         parser.skipWhitespace()
         guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{"),
             (try? parser.readMembers(depth: 1)) != nil
@@ -71,10 +118,18 @@ public struct JSONParser {
     /// dictionary is made once its members are all read, at its final size: grown member by
     /// member, it was rehashed at every doubling: a third of the cost of parsing a request.
     private var members: [(key: String, keyOffset: Int, value: JSONValue)] = []
+    /// Whether a number `JSONValue` cannot hold is noted (and `null` put in its place) rather
+    /// than refused.
+    private let notingNumbers: Bool
+    /// The numbers noted so far, each path innermost step first: a step is added as each
+    /// container around the number finishes reading it, so that reading a document without
+    /// such numbers costs one comparison of a count per value.
+    private var numbers: [UnrepresentableNumber] = []
 
-    private init(bytes: [UInt8], maximumDepth: Int) {
+    private init(bytes: [UInt8], maximumDepth: Int, notingNumbers: Bool) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
+        self.notingNumbers = notingNumbers
     }
 
     private func error(_ reason: JSONParseError.Reason) -> JSONParseError {
@@ -99,7 +154,7 @@ public struct JSONParser {
         case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
         case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
         case UInt8(ascii: "n"): try expectLiteral("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .integer(try parseInteger())
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw error(.unexpectedCharacter)
         }
     }
@@ -143,7 +198,10 @@ public struct JSONParser {
             guard bytes[index] == UInt8(ascii: ":") else { throw error(.unexpectedCharacter) }
             index += 1
             skipWhitespace()
-            members.append((key, keyOffset, try parseValue(depth: depth)))
+            let noted = numbers.count
+            let value = try parseValue(depth: depth)
+            if numbers.count != noted { locate(from: noted, in: .key(key)) }
+            members.append((key, keyOffset, value))
             skipWhitespace()
             guard index < bytes.count else { throw error(.unexpectedEnd) }
             switch bytes[index] {
@@ -177,7 +235,10 @@ public struct JSONParser {
         }
         while true {
             skipWhitespace()
-            elements.append(try parseValue(depth: depth))
+            let noted = numbers.count
+            let value = try parseValue(depth: depth)
+            if numbers.count != noted { locate(from: noted, in: .index(elements.count)) }
+            elements.append(value)
             skipWhitespace()
             guard index < bytes.count else { throw error(.unexpectedEnd) }
             switch bytes[index] {
@@ -188,7 +249,15 @@ public struct JSONParser {
         }
     }
 
-    private mutating func parseInteger() throws(JSONParseError) -> Int64 {
+    /// Adds `step` to the paths of the numbers noted from `first` on, all within the value
+    /// just read at that step.
+    private mutating func locate(from first: Int, in step: UnrepresentableNumber.Step) {
+        for i in first..<numbers.count { numbers[i].path.append(step) }
+    }
+
+    /// An integer within 64 bits; anything else JSON allows is refused, or noted with `null`
+    /// in its place when `notingNumbers`.
+    private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
         let start = index
         var negative = false
         if bytes[index] == UInt8(ascii: "-") {
@@ -215,12 +284,43 @@ public struct JSONParser {
             index += 1
         }
         if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) {
-            throw JSONParseError(reason: .fractionalNumber, offset: start)
+            guard notingNumbers else { throw JSONParseError(reason: .fractionalNumber, offset: start) }
+            try skipFractionAndExponent()
+            return noteNumber(.notAnInteger)
         }
-        if overflow { throw JSONParseError(reason: .numberOutOfRange, offset: start) }
-        if negative { return value }
-        guard value != Int64.min else { throw JSONParseError(reason: .numberOutOfRange, offset: start) }
-        return -value
+        if overflow || (!negative && value == Int64.min) {
+            guard notingNumbers else { throw JSONParseError(reason: .numberOutOfRange, offset: start) }
+            return noteNumber(negative ? .belowInt64 : .aboveInt64)
+        }
+        return .integer(negative ? value : -value)
+    }
+
+    /// Reads the rest of a number after its integer digits, as JSON's grammar has it: an
+    /// optional `.` and digits, then an optional `e` or `E`, sign and digits.
+    private mutating func skipFractionAndExponent() throws(JSONParseError) {
+        if bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            try skipDigits()
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
+            try skipDigits()
+        }
+    }
+
+    /// Reads one or more digits.
+    private mutating func skipDigits() throws(JSONParseError) {
+        guard index < bytes.count else { throw error(.unexpectedEnd) }
+        guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) else { throw error(.unexpectedCharacter) }
+        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+    }
+
+    private mutating func noteNumber(_ kind: UnrepresentableNumber.Kind) -> JSONValue {
+        numbers.append(UnrepresentableNumber(kind: kind, path: []))
+        return .null
     }
 
     private mutating func parseString() throws(JSONParseError) -> String {

@@ -11,7 +11,9 @@ import StrataCore
 /// checked by every test run.
 enum FuzzTarget: String, CaseIterable {
     /// The strict JSON parser: whatever it accepts prints canonically, and the canonical
-    /// print parses back to the same value and prints the same bytes again.
+    /// print parses back to the same value and prints the same bytes again. Noting numbers,
+    /// it reads the same documents the same way, and otherwise only those with numbers a
+    /// value cannot hold, a `null` standing wherever it says one stood.
     case json
     /// A command body, signed as a client signs it, through the gate and the command's
     /// payload rules: any answer is one of the contract's codes, and a command the rules
@@ -40,11 +42,37 @@ enum FuzzTarget: String, CaseIterable {
 }
 
 private func fuzzJSON(_ input: [UInt8]) {
-    guard let value = try? JSONParser.parse(input) else { return }
+    let noting = try? JSONParser.parseNotingNumbers(input)
+    if let noting {
+        for number in noting.numbers {
+            precondition(fuzzValue(at: number.path, in: noting.value) == .null, "no null where a number was noted")
+        }
+    }
+    guard let value = try? JSONParser.parse(input) else {
+        precondition(noting == nil || noting?.numbers.isEmpty == false, "noting numbers took a document without any")
+        return
+    }
+    precondition(noting?.value == value && noting?.numbers.isEmpty == true, "noting numbers read another value")
     let canonical = CanonicalJSON.bytes(value)
     guard let again = try? JSONParser.parse(canonical) else { fatalError("canonical bytes do not parse") }
     precondition(again == value, "the canonical print reads back as another value")
     precondition(CanonicalJSON.bytes(again) == canonical, "printing canonically is not idempotent")
+}
+
+private func fuzzValue(at path: [JSONParser.UnrepresentableNumber.Step], in value: JSONValue) -> JSONValue? {
+    var value = value
+    for step in path {
+        switch (step, value) {
+        case (.key(let key), .object(let members)):
+            guard let member = members[key] else { return nil }
+            value = member
+        case (.index(let index), .array(let elements)):
+            guard elements.indices.contains(index) else { return nil }
+            value = elements[index]
+        default: return nil
+        }
+    }
+    return value
 }
 
 private let fuzzKey = KeyFile.Key(id: "fuzz", secret: [UInt8](repeating: 7, count: 32), scopes: [.commands, .history])

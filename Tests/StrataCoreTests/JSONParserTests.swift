@@ -339,3 +339,76 @@ struct JSONParserAcceptanceTests {
         #expect(try JSONParser.parse(#"[{"a":1},{"a":2,"A":3}]"#) == [["a": 1], ["a": 2, "A": 3]])
     }
 }
+
+/// `parseNotingNumbers`: numbers JSON allows and `JSONValue` cannot hold are values whose
+/// place is noted, not faults of the document; everything else is read as `parse` reads it.
+@Suite("JSONParser noting numbers")
+struct JSONParserNotingNumbersTests {
+    typealias Number = JSONParser.UnrepresentableNumber
+
+    @Test(arguments: [
+        ("1.5", Number.Kind.notAnInteger), ("-2.25", .notAnInteger), ("1.0", .notAnInteger), ("-0.0", .notAnInteger),
+        ("0.000", .notAnInteger), ("1e5", .notAnInteger), ("1E5", .notAnInteger), ("1e+5", .notAnInteger),
+        ("10e-1", .notAnInteger), ("-0e0", .notAnInteger), ("1.5E-300", .notAnInteger), ("1e999", .notAnInteger),
+        ("123456789012345678901234567890.5", .notAnInteger),
+        ("9223372036854775808", .aboveInt64), ("18446744073709551616", .aboveInt64),
+        ("99999999999999999999999999999", .aboveInt64), ("-9223372036854775809", .belowInt64),
+        ("-99999999999999999999999999999", .belowInt64),
+    ])
+    func aNumberAloneIsNotedAtTheRoot(_ text: String, _ kind: Number.Kind) throws {
+        let (value, numbers) = try JSONParser.parseNotingNumbers(Array(text.utf8))
+        #expect(value == .null)
+        #expect(numbers == [Number(kind: kind, path: [])])
+    }
+
+    @Test func eachNumberIsNotedWhereItStandsInDocumentOrder() throws {
+        let text =
+            #"{"a": [1, {"b": 1.5, "c": 2}, 3e2], "d": {"e": {"f": -99999999999999999999}}, "g": 7, "h": [[1E400]]}"#
+        let (value, numbers) = try JSONParser.parseNotingNumbers(Array(text.utf8))
+        #expect(value == ["a": [1, ["b": nil, "c": 2], nil], "d": ["e": ["f": nil]], "g": 7, "h": [[nil]]])
+        #expect(
+            numbers == [
+                Number(kind: .notAnInteger, path: [.key("a"), .index(1), .key("b")]),
+                Number(kind: .notAnInteger, path: [.key("a"), .index(2)]),
+                Number(kind: .belowInt64, path: [.key("d"), .key("e"), .key("f")]),
+                Number(kind: .notAnInteger, path: [.key("h"), .index(0), .index(0)]),
+            ])
+    }
+
+    /// Only the numbers are taken: every other fault is refused as `parse` refuses it, a
+    /// number's own bad syntax included.
+    @Test(arguments: [
+        RefusedJSON("1.", .unexpectedEnd, at: 2), RefusedJSON("[1.]", .unexpectedCharacter, at: 3),
+        RefusedJSON("1.e5", .unexpectedCharacter, at: 2), RefusedJSON("1e", .unexpectedEnd, at: 2),
+        RefusedJSON("1e+", .unexpectedEnd, at: 3), RefusedJSON("[1e-]", .unexpectedCharacter, at: 4),
+        RefusedJSON("1.5.3", .trailingCharacters, at: 3), RefusedJSON("1e5e5", .trailingCharacters, at: 3),
+        RefusedJSON(".5", .unexpectedCharacter, at: 0), RefusedJSON("01.5", .unexpectedCharacter, at: 1),
+        RefusedJSON("-.5", .unexpectedCharacter, at: 1), RefusedJSON("+1.5", .unexpectedCharacter, at: 0),
+        RefusedJSON(#"{"a":1.5,"a":2}"#, .duplicateKey, at: 9), RefusedJSON("[1.5", .unexpectedEnd, at: 4),
+        RefusedJSON("[1.5,]", .unexpectedCharacter, at: 5),
+    ])
+    func otherFaultsAreStillRefused(_ c: RefusedJSON) {
+        do {
+            let parsed = try JSONParser.parseNotingNumbers(c.bytes)
+            Issue.record("expected \(c.reason.rawValue) at \(c.offset), parsed \(parsed)")
+        } catch {
+            #expect(error.reason == c.reason && error.offset == c.offset, "got \(error)")
+        }
+    }
+
+    @Test func aDocumentWithoutSuchNumbersReadsAsParseReadsIt() throws {
+        for text in [
+            #"{"a":[1,-2,{"b":"1.5"}],"c":null,"d":9223372036854775807,"e":-9223372036854775808}"#, "0", "-0", "[]",
+        ] {
+            let (value, numbers) = try JSONParser.parseNotingNumbers(Array(text.utf8))
+            #expect(value == (try JSONParser.parse(text)))
+            #expect(numbers.isEmpty)
+        }
+    }
+
+    @Test func parseStillRefusesWhatNotingTakes() {
+        expectRefused(Array(#"{"a":[1.5]}"#.utf8), .fractionalNumber, at: 6)
+        expectRefused(Array(#"{"a":[9223372036854775808]}"#.utf8), .numberOutOfRange, at: 6)
+        #expect(JSONParser.members(of: Array(#"{"ts":1.5}"#.utf8), limit: 4) == nil)
+    }
+}
