@@ -101,9 +101,12 @@ public enum Command: Sendable, Hashable {
     /// Reads and validates a body's `type` and `payload`: the one way a command enters the
     /// domain. Every problem is reported at once (INVALID with details); an unknown type
     /// is INVALID with reason UNKNOWN_COMMAND_TYPE. Range checks that depend on
-    /// configuration or on today's date use `context`.
+    /// configuration or on today's date use `context`. `numbers` are the payload's numbers
+    /// that the parser could not hold (`CommandBody.payloadNumbers`), a `null` in the payload
+    /// standing for each: a payload with any is never valid.
     public static func parse(
-        type: String, payload: [String: JSONValue], context: DecisionContext
+        type: String, payload: [String: JSONValue], numbers: [JSONParser.UnrepresentableNumber] = [],
+        context: DecisionContext
     ) -> Result<ValidCommand, StrataError> {
         guard let entry = entries[type] else {
             return .failure(
@@ -111,13 +114,15 @@ public enum Command: Sendable, Hashable {
                     .invalid, reason: "UNKNOWN_COMMAND_TYPE", "unknown command type \"\(type)\"",
                     details: [StrataError.FieldProblem(field: "type", reason: "UNKNOWN_COMMAND_TYPE")]))
         }
-        var reader = PayloadReader(payload, context: context)
+        var reader = PayloadReader(payload, context: context, numbers: numbers)
         let command = entry.read(&reader)
         reader.finish()
-        guard reader.problems.isEmpty, let command else {
+        guard reader.problems.isEmpty, numbers.isEmpty, let command else {
             // `reason` repeats the first problem's, so a client with one problem to look
-            // for (BELOW_MINIMUM_CASHOUT) finds it at the top; `details` has them all.
-            let problems = reader.problems
+            // for (BELOW_MINIMUM_CASHOUT) finds it at the top; `details` has them all. The
+            // reader reports each number where it reads its field, or the field unknown; were
+            // it ever to pass one by, the numbers themselves are the problems.
+            let problems = reader.problems.isEmpty ? numbers.map(PayloadReader.problem) : reader.problems
             let summary = problems.map(\.description).joined(separator: "; ")
             return .failure(
                 StrataError(.invalid, reason: problems.first?.reason, "\(type) is invalid: \(summary)", details: problems))

@@ -8,11 +8,19 @@ import StrataCore
 /// `lines[2].taxRateBp`. A JSON `null` in a field the command defines reads as absent.
 /// Fields the command does not define are problems (UNKNOWN_FIELD), whatever their value:
 /// a misspelt optional field must not be silently ignored.
+///
+/// A number JSON allows that the payload cannot hold (a fraction, an exponent, an integer
+/// beyond 64 bits) comes as a `null` with a note of where it stood, and is judged as an
+/// integer in its place would be (WRONG_TYPE where the field is not a number, UNKNOWN_FIELD
+/// where there is no such field), except where an integer is read: there a fraction or an
+/// exponent is NOT_AN_INTEGER, and an integer beyond 64 bits has the reason of any number
+/// beyond that end of the field's range.
 public struct PayloadReader {
     /// Stable reasons for INVALID details.
     public enum Reason {
         public static let required = "REQUIRED"
         public static let wrongType = "WRONG_TYPE"
+        public static let notAnInteger = "NOT_AN_INTEGER"
         public static let unknownField = "UNKNOWN_FIELD"
         public static let invalidIdentifier = "INVALID_IDENTIFIER"
         public static let invalidFormat = "INVALID_FORMAT"
@@ -31,15 +39,52 @@ public struct PayloadReader {
     public let context: DecisionContext
     private let fields: [String: JSONValue]
     private let prefix: String
+    /// The payload's numbers that a `null` stands for, by field path (`prefix` and key); nil
+    /// when it had none, as nearly every payload, so that no reader retains an empty table.
+    private let numbers: [String: JSONParser.UnrepresentableNumber.Kind]?
     /// The fields asked for, in order, repeats and all: a payload has a dozen fields at
     /// most, so looking through a list once in `finish` is cheaper than hashing every read.
     private var known: [String] = []
     public private(set) var problems: [StrataError.FieldProblem] = []
 
-    public init(_ fields: [String: JSONValue], context: DecisionContext, prefix: String = "") {
+    /// - Parameter numbers: the numbers the payload held that the parser could not
+    ///   (`JSONParser.parseNotingNumbers`), with paths from the payload.
+    public init(
+        _ fields: [String: JSONValue], context: DecisionContext, numbers: [JSONParser.UnrepresentableNumber] = []
+    ) {
+        let noted = numbers.map { (PayloadReader.field($0.path), $0.kind) }
+        self.init(
+            fields, context: context, prefix: "",
+            numbers: noted.isEmpty ? nil : Dictionary(noted, uniquingKeysWith: { first, _ in first }))
+    }
+
+    private init(
+        _ fields: [String: JSONValue], context: DecisionContext, prefix: String,
+        numbers: [String: JSONParser.UnrepresentableNumber.Kind]?
+    ) {
         self.fields = fields
         self.context = context
         self.prefix = prefix
+        self.numbers = numbers
+    }
+
+    /// A path from the payload as problems name fields: `customer.name`, `lines[2].taxRateBp`.
+    static func field(_ path: [JSONParser.UnrepresentableNumber.Step]) -> String {
+        var field = ""
+        for step in path {
+            switch step {
+            case .key(let key): field += field.isEmpty ? key : "." + key
+            case .index(let index): field += "[\(index)]"
+            }
+        }
+        return field
+    }
+
+    /// The problem a noted number is wherever it stands, for a payload whose reader found
+    /// nothing else wrong (one that never read where the number stood).
+    static func problem(_ number: JSONParser.UnrepresentableNumber) -> StrataError.FieldProblem {
+        StrataError.FieldProblem(
+            field: field(number.path), reason: number.kind == .notAnInteger ? Reason.notAnInteger : Reason.outOfRange)
     }
 
     /// Records a problem with `key` (a field of this object).
@@ -53,16 +98,24 @@ public struct PayloadReader {
         for key in unknown.sorted() { report(key, Reason.unknownField) }
     }
 
-    /// Whether the payload carries `key` with a non-null value (without reading it).
+    /// Whether the payload carries `key` with a non-null value (without reading it); a
+    /// number it could not hold counts.
     public func has(_ key: String) -> Bool {
-        if let value = fields[key], value != .null { return true }
-        return false
+        guard let value = fields[key] else { return false }
+        return value != .null || number(key) != nil
     }
 
-    /// The value of `key`, or nil (after reporting REQUIRED when `required`).
+    /// The noted number a `null` at `key` stands for, if it does.
+    private func number(_ key: String) -> JSONParser.UnrepresentableNumber.Kind? {
+        numbers?[prefix + key]
+    }
+
+    /// The value of `key`, or nil (after reporting REQUIRED when `required`). The `null`
+    /// standing for a noted number is a value, and of the wrong type for every reader but
+    /// `integer`'s, which tells it apart.
     private mutating func take(_ key: String, required: Bool) -> JSONValue? {
         known.append(key)
-        guard let value = fields[key], value != .null else {
+        guard let value = fields[key], value != .null || number(key) != nil else {
             if required { report(key, Reason.required) }
             return nil
         }
@@ -130,7 +183,12 @@ public struct PayloadReader {
     ) -> Int64? {
         guard let value = take(key, required: required) else { return nil }
         guard case .integer(let number) = value else {
-            report(key, Reason.wrongType)
+            switch value == .null ? self.number(key) : nil {
+            case .notAnInteger?: report(key, Reason.notAnInteger)
+            case .aboveInt64?: report(key, high)
+            case .belowInt64?: report(key, low)
+            case nil: report(key, Reason.wrongType)
+            }
             return nil
         }
         if number < range.lowerBound {
@@ -188,7 +246,7 @@ public struct PayloadReader {
             report(key, Reason.wrongType)
             return nil
         }
-        var nested = PayloadReader(members, context: context, prefix: prefix + key + ".")
+        var nested = PayloadReader(members, context: context, prefix: prefix + key + ".", numbers: numbers)
         let result = read(&nested)
         nested.finish()
         problems += nested.problems
@@ -222,7 +280,7 @@ public struct PayloadReader {
                 complete = false
                 continue
             }
-            var nested = PayloadReader(members, context: context, prefix: path + ".")
+            var nested = PayloadReader(members, context: context, prefix: path + ".", numbers: numbers)
             let result = read(&nested)
             nested.finish()
             problems += nested.problems
