@@ -4,7 +4,7 @@ import StrataCore
 /// `{"id","type","actor","payload":{…},"expectedVersion"?,"correlationId"?}`.
 ///
 /// Reading it checks only the body's own fields; everything about the payload's content
-/// is the domain's to judge (INVALID).
+/// is the domain's to judge (INVALID), a number the payload cannot hold included.
 public struct CommandBody: RequestGate.Body, Equatable {
     /// The body's fields. A list, not a set: every body's names are checked against it, and
     /// comparing a short name with six costs less than hashing it.
@@ -18,12 +18,19 @@ public struct CommandBody: RequestGate.Body, Equatable {
     public var payload: [String: JSONValue]
     public var expectedVersion: Int64?
     public var correlationId: String?
+    /// The numbers in the payload that JSON allows and `JSONValue` cannot hold (a fraction, an
+    /// exponent, an integer beyond 64 bits), their paths from the payload: `null` stands in
+    /// `payload` where each was, and the command's rules name its field (`Command.parse`).
+    public var payloadNumbers: [JSONParser.UnrepresentableNumber] { notedNumbers ?? [] }
+    /// Nil, not empty, for the body that has none (nearly all): a body is copied several times
+    /// on its way to the writer, and each copy of an empty array retains and releases it.
+    private var notedNumbers: [JSONParser.UnrepresentableNumber]?
 
     public var requestId: String? { id }
 
     public init(
         id: String, type: String, actor: String, payload: [String: JSONValue], expectedVersion: Int64? = nil,
-        correlationId: String? = nil
+        correlationId: String? = nil, payloadNumbers: [JSONParser.UnrepresentableNumber] = []
     ) {
         self.id = id
         self.type = type
@@ -31,6 +38,7 @@ public struct CommandBody: RequestGate.Body, Equatable {
         self.payload = payload
         self.expectedVersion = expectedVersion
         self.correlationId = correlationId
+        self.notedNumbers = payloadNumbers.isEmpty ? nil : payloadNumbers
     }
 
     /// The body as JSON, the way a client would send it.
@@ -43,14 +51,17 @@ public struct CommandBody: RequestGate.Body, Equatable {
         return CanonicalJSON.bytes(.object(members))
     }
 
-    /// Reads a body: strict JSON (valid UTF-8, no duplicate keys, nesting ≤ 64, integers
-    /// only), an object with a command id of 1–64 of `[A-Za-z0-9_-]`, string `type` and
-    /// `actor`, an object `payload`, an optional integer `expectedVersion` ≥ 0 and an
-    /// optional `correlationId` of at most 128 characters, and no other field.
+    /// Reads a body: strict JSON (valid UTF-8, no duplicate keys, nesting ≤ 64), an object
+    /// with a command id of 1–64 of `[A-Za-z0-9_-]`, string `type` and `actor`, an object
+    /// `payload`, an optional integer `expectedVersion` ≥ 0 and an optional `correlationId` of
+    /// at most 128 characters, and no other field. A number JSON allows and `JSONValue` cannot
+    /// hold is a value of the wrong type in the body's own fields, and in the payload one of
+    /// `payloadNumbers`.
     public static func parse(_ bytes: [UInt8]) -> Result<CommandBody, RequestGate.BodyProblem> {
         let value: JSONValue
+        let numbers: [JSONParser.UnrepresentableNumber]
         do {
-            value = try JSONParser.parse(bytes)
+            (value, numbers) = try JSONParser.parseNotingNumbers(bytes)
         } catch {
             return .failure(malformed(nil, "BODY_NOT_JSON", "the body is not strict JSON: \(error)"))
         }
@@ -80,8 +91,15 @@ public struct CommandBody: RequestGate.Body, Equatable {
         guard case .object(let payload)? = members["payload"] else {
             return .failure(malformed(id, "INVALID_PAYLOAD_FIELD", "\"payload\" must be an object"))
         }
+        // The optional fields read `null` as absent, but not the `null` standing for a number:
+        // that is a value of the wrong type, as in the fields that take no `null`.
+        func given(_ field: String) -> JSONValue? {
+            guard let value = members[field], value != .null || numbers.contains(where: { $0.path == [.key(field)] })
+            else { return nil }
+            return value
+        }
         var expectedVersion: Int64?
-        if let value = members["expectedVersion"], value != .null {
+        if let value = given("expectedVersion") {
             guard let version = value.integerValue, version >= 0 else {
                 return .failure(
                     malformed(id, "INVALID_EXPECTED_VERSION", "\"expectedVersion\" must be an integer ≥ 0"))
@@ -89,17 +107,22 @@ public struct CommandBody: RequestGate.Body, Equatable {
             expectedVersion = version
         }
         var correlationId: String?
-        if let value = members["correlationId"], value != .null {
+        if let value = given("correlationId") {
             guard let text = value.stringValue, (1...128).contains(text.utf8.count) else {
                 return .failure(
                     malformed(id, "INVALID_CORRELATION_ID", "\"correlationId\" must be a string of 1–128 bytes"))
             }
             correlationId = text
         }
+        // Every number outside the payload stood in a field refused above.
+        let payloadNumbers = numbers.map { number in
+            assert(number.path.count > 1 && number.path[0] == .key("payload"), "a number outside the payload")
+            return JSONParser.UnrepresentableNumber(kind: number.kind, path: Array(number.path.dropFirst()))
+        }
         return .success(
             CommandBody(
                 id: id, type: type, actor: actor, payload: payload, expectedVersion: expectedVersion,
-                correlationId: correlationId))
+                correlationId: correlationId, payloadNumbers: payloadNumbers))
     }
 
     private static func malformed(_ id: String?, _ reason: String, _ message: String) -> RequestGate.BodyProblem {

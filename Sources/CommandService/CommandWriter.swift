@@ -40,7 +40,8 @@ public final class CommandWriter {
             self.body = body
             self.bodyDigest = HashChain.sha256(bodyBytes)
             let context = DecisionContext(now: arrivedAt, configuration: configuration, permittedRoles: keyRoles)
-            self.parsed = Command.parse(type: body.type, payload: body.payload, context: context)
+            self.parsed = Command.parse(
+                type: body.type, payload: body.payload, numbers: body.payloadNumbers, context: context)
         }
     }
 

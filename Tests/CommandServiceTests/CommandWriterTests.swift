@@ -130,6 +130,41 @@ struct CommandWriterTests {
         }
     }
 
+    /// A number the payload cannot hold is found in the payload where the command is built,
+    /// on the commands thread: INVALID naming its field beside every other problem, and
+    /// journaled, so the same body again is a duplicate of that refusal.
+    @Test func aNumberThePayloadCannotHoldIsInvalidAndJournaled() throws {
+        for store in try stores() {
+            try bootstrap(store)
+            let writer = try CommandWriter(store: store, clock: clock)
+            let bytes = Array(
+                (#"{"id":"n1","type":"RequestLoan","actor":"admin-1","payload":{"loanId":"L1","accountId":"A1","#
+                    + #""principalCents":100000000000000000000,"monthlyRateBp":400.5,"tenureMonths":6e0,"#
+                    + #""frequency":"DAILY"}}"#).utf8)
+            let body = try CommandBody.parse(bytes).get()
+            let sent = CommandWriter.Pending(
+                routingId: [1], keyId: "svc", keyRoles: nil, body: body, bodyBytes: bytes, arrivedAt: clock.now(),
+                configuration: DomainConfiguration())
+            let first = writer.process([sent])
+            guard case .refused(let id, false, let error) = first.replies[0].reply else {
+                Issue.record("\(first.replies[0].reply)")
+                continue
+            }
+            #expect(id == "n1" && error.code == .invalid && error.reason == "ABOVE_MAXIMUM")
+            #expect(
+                error.details == [
+                    .init(field: "principalCents", reason: "ABOVE_MAXIMUM"),
+                    .init(field: "monthlyRateBp", reason: "NOT_AN_INTEGER"),
+                    .init(field: "tenureMonths", reason: "NOT_AN_INTEGER"),
+                    .init(field: "frequency", reason: "UNKNOWN_VALUE"),
+                ])
+            #expect(try store.journalEntry(commandId: "n1")?.outcome == .refused(error))
+            let again = writer.process([sent])
+            #expect(again.replies[0].reply.isDuplicate && again.replies[0].reply.code == "INVALID")
+            #expect(try store.head() == 1)
+        }
+    }
+
     @Test func aNewWriterFoldsStateFromTheStore() throws {
         for store in try stores() {
             try bootstrap(store)

@@ -87,8 +87,13 @@ struct RequestGateTests {
             admit(sent(#"{"id":"c","type":"X","actor":"a","payload":{},"extra":true}"#)), .malformed,
             "UNKNOWN_BODY_FIELD", id: "c")
         expectRefused(
-            admit(sent(#"{"id":"c","type":"X","actor":"a","payload":{"n":99999999999999999999}}"#)), .malformed,
-            "BODY_NOT_JSON")
+            admit(sent(#"{"id":"c","type":"X","actor":"a","payload":{},"expectedVersion":99999999999999999999}"#)),
+            .malformed, "INVALID_EXPECTED_VERSION", id: "c")
+        // A number the payload cannot hold is the payload's content: the body is read, and
+        // the unknown key is the problem here.
+        expectRefused(
+            admit(sent(#"{"id":"c","type":"X","actor":"a","payload":{"n":99999999999999999999}}"#)), .unauthenticated,
+            "BAD_SIGNATURE", id: "c")
     }
 
     /// Of several fields a body does not define, the refusal names the first by name.

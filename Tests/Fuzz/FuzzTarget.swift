@@ -16,8 +16,9 @@ enum FuzzTarget: String, CaseIterable {
     /// value cannot hold, a `null` standing wherever it says one stood.
     case json
     /// A command body, signed as a client signs it, through the gate and the command's
-    /// payload rules: any answer is one of the contract's codes, and a command the rules
-    /// accept reads back the same from the payload it prints.
+    /// payload rules: any answer is one of the contract's codes, a payload with a number it
+    /// cannot hold is never accepted, and a command the rules accept reads back the same
+    /// from the payload it prints.
     case command
     /// A history request body, signed, through the gate and the range checks.
     case history
@@ -95,9 +96,10 @@ private func fuzzCommand(_ input: [UInt8]) {
     case .success(let admitted):
         let context = DecisionContext(now: Timestamp(secondsSinceEpoch: fuzzNow))
         let body = admitted.body
-        guard case .success(let valid) = Command.parse(type: body.type, payload: body.payload, context: context) else {
-            return
-        }
+        let parsed = Command.parse(
+            type: body.type, payload: body.payload, numbers: body.payloadNumbers, context: context)
+        guard case .success(let valid) = parsed else { return }
+        precondition(body.payloadNumbers.isEmpty, "a payload with a number it cannot hold was accepted")
         guard case .object(let printed) = valid.command.payloadJSON,
             case .success(let again) = Command.parse(type: body.type, payload: printed, context: context)
         else { fatalError("an accepted command's own payload is refused") }

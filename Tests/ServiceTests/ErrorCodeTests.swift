@@ -47,8 +47,9 @@ import Workloads
             ("trailing garbage", Array(#"{"id":"m-trail","type":"RegisterUser","actor":"a","payload":{}} x"#.utf8), "BODY_NOT_JSON", nil),
             ("an empty body", [], "BODY_NOT_JSON", nil),
             ("a duplicate key", Array(#"{"id":"m-dup","id":"m-dup2","type":"RegisterUser","actor":"a","payload":{}}"#.utf8), "BODY_NOT_JSON", nil),
-            ("a huge number", Array(#"{"id":"m-huge","type":"ApproveLoan","actor":"root","payload":{"loanId":"x"},"expectedVersion":123456789012345678901234567890}"#.utf8), "BODY_NOT_JSON", nil),
-            ("a fraction", Array(#"{"id":"m-frac","type":"ApproveLoan","actor":"root","payload":{"loanId":"x"},"expectedVersion":1.5}"#.utf8), "BODY_NOT_JSON", nil),
+            ("a huge expectedVersion", Array(#"{"id":"m-huge","type":"ApproveLoan","actor":"root","payload":{"loanId":"x"},"expectedVersion":123456789012345678901234567890}"#.utf8), "INVALID_EXPECTED_VERSION", "m-huge"),
+            ("a fractional expectedVersion", Array(#"{"id":"m-frac","type":"ApproveLoan","actor":"root","payload":{"loanId":"x"},"expectedVersion":1.5}"#.utf8), "INVALID_EXPECTED_VERSION", "m-frac"),
+            ("a number cut short", Array(#"{"id":"m-cut","type":"ApproveLoan","actor":"root","payload":{"loanId":"x","n":1.}}"#.utf8), "BODY_NOT_JSON", nil),
             ("an array", Array(#"[{"id":"m-array"}]"#.utf8), "BODY_NOT_OBJECT", nil),
             ("a number id", Array(#"{"id":42,"type":"RegisterUser","actor":"a","payload":{}}"#.utf8), "INVALID_COMMAND_ID", nil),
             ("no id", Array(#"{"type":"RegisterUser","actor":"a","payload":{}}"#.utf8), "INVALID_COMMAND_ID", nil),
@@ -93,7 +94,10 @@ import Workloads
 
         // Only the probes were appended; the refused ids that were read are not journaled.
         #expect(try rig.head() == headBefore + Int64(rig.probes))
-        for id in ["m-probe", "m-deep", "m-deeper", "m-type", "m-notype", "m-actor", "m-payload", "m-nopayload", "m-ev", "m-evneg", "m-corr", "m-field", "m-utf8", "m-json"] {
+        for id in [
+            "m-probe", "m-deep", "m-deeper", "m-type", "m-notype", "m-actor", "m-payload", "m-nopayload", "m-ev", "m-evneg",
+            "m-corr", "m-field", "m-utf8", "m-json", "m-huge", "m-frac", "m-cut",
+        ] {
             #expect(try rig.journaled(id) == nil, "\(id) was refused at the gate and must not be journaled")
         }
         // An id of exactly 64 characters is a good id.
@@ -320,6 +324,53 @@ import Workloads
         expectRefusal(reply, "INVALID", "UNKNOWN_COMMAND_TYPE", id: "i-type")
         #expect(refusalDetails(reply) == ["type:UNKNOWN_COMMAND_TYPE"])
         try expectJournaled(rig, "i-type", reply)
+        #expect(try rig.head() == headBefore)
+        try rig.expectStillServing()
+    }
+
+    /// A fraction, an exponent or an integer beyond 64 bits in the payload is valid JSON the
+    /// payload cannot hold: INVALID naming the field, with the id, beside every other problem,
+    /// and journaled like any INVALID, so the same body again is a duplicate of that refusal.
+    @Test func aNumberThePayloadCannotHoldIsInvalidNamingItsField() throws {
+        let rig = try ServiceRig()
+        defer { rig.close() }
+        let headBefore = try rig.head()
+        /// A loan request whose principal, rate and tenure are written as given.
+        func loan(_ id: String, _ numbers: String) -> [UInt8] {
+            Array(
+                (#"{"id":"\#(id)","type":"RequestLoan","actor":"\#(ServiceProcess.admin)","payload":{"#
+                    + #""loanId":"L-\#(id)","accountId":"A1",\#(numbers),"frequency":"MONTHLY"}}"#).utf8)
+        }
+        let cases: [(body: [UInt8], id: String, details: [String])] = [
+            (
+                loan("n-huge", #""principalCents":100000000000000000000,"monthlyRateBp":400,"tenureMonths":6"#),
+                "n-huge", ["principalCents:ABOVE_MAXIMUM"]
+            ),
+            (
+                loan("n-frac", #""principalCents":1500.5,"monthlyRateBp":400,"tenureMonths":6"#), "n-frac",
+                ["principalCents:NOT_AN_INTEGER"]
+            ),
+            (
+                loan("n-exp", #""principalCents":1e5,"monthlyRateBp":400,"tenureMonths":6"#), "n-exp",
+                ["principalCents:NOT_AN_INTEGER"]
+            ),
+            (
+                loan("n-all", #""principalCents":-1e400,"monthlyRateBp":"400","tenureMonths":-100000000000000000000"#),
+                "n-all", ["principalCents:NOT_AN_INTEGER", "monthlyRateBp:WRONG_TYPE", "tenureMonths:OUT_OF_RANGE"]
+            ),
+        ]
+        for (body, id, details) in cases {
+            let frames = try rig.signedFrames(body)
+            let reply = try rig.exchange(frames)
+            let first = try #require(details.first?.split(separator: ":").last.map(String.init))
+            expectRefusal(reply, "INVALID", first, id: id)
+            #expect(refusalDetails(reply) == details, "\(CanonicalJSON.string(reply))")
+            try expectJournaled(rig, id, reply)
+            // The same bytes again, header and all: the refusal, as a duplicate.
+            let again = try rig.exchange(frames)
+            #expect(again["duplicate"] == .bool(true), "\(CanonicalJSON.string(again))")
+            #expect(again["id"]?.stringValue == id && again["error"] == reply["error"], "the original refusal")
+        }
         #expect(try rig.head() == headBefore)
         try rig.expectStillServing()
     }

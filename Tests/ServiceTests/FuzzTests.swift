@@ -309,10 +309,12 @@ private func fuzzRandomBytes(_ random: inout SplitMix64, upTo limit: Int) -> [UI
 /// problem, which would be INVALID and journaled). `%ID%` is replaced by a fresh id; `id`
 /// says whether the server can read it before refusing.
 private let fuzzCraftedBodies: [(text: String, idReadable: Bool)] = [
-    (#"{"actor":"root","id":"%ID%","payload":{"n":123456789012345678901234567890},"type":"RegisterUser"}"#, false),
-    (#"{"actor":"root","id":"%ID%","payload":{"n":-9223372036854775809},"type":"RegisterUser"}"#, false),
-    (#"{"actor":"root","id":"%ID%","payload":{"n":1.5},"type":"RegisterUser"}"#, false),
-    (#"{"actor":"root","id":"%ID%","payload":{"n":1e3},"type":"RegisterUser"}"#, false),
+    (#"{"actor":"root","id":"%ID%","payload":{"n":1.},"type":"RegisterUser"}"#, false),
+    (#"{"actor":"root","id":"%ID%","payload":{"n":1e},"type":"RegisterUser"}"#, false),
+    (#"{"actor":"root","id":"%ID%","payload":{"n":.5},"type":"RegisterUser"}"#, false),
+    (#"{"actor":"root","id":"%ID%","payload":{"n":-},"type":"RegisterUser"}"#, false),
+    (#"{"actor":"root","expectedVersion":1.5,"id":"%ID%","payload":{},"type":"RegisterUser"}"#, true),
+    (#"{"actor":"root","expectedVersion":-9223372036854775809,"id":"%ID%","payload":{},"type":"RegisterUser"}"#, true),
     (#"{"actor":"root","id":"%ID%","payload":{"n":NaN},"type":"RegisterUser"}"#, false),
     (#"{"actor":"root","id":"%ID%","id":"%ID%","payload":{},"type":"RegisterUser"}"#, false),
     (#"{"actor":"root","id":"%ID%","payload":{"a":1,"a":1},"type":"RegisterUser"}"#, false),

@@ -204,6 +204,10 @@ import Workloads
             if code != "MALFORMED" {
                 #expect(reply["id"]?.stringValue == hostile.id, "\(place): the reply names another request")
             }
+            if code == "INVALID", let field = hostile.numberField {
+                let named = reply["error"]?["details"]?.arrayValue?.contains { $0["field"]?.stringValue == field }
+                #expect(named == true, "\(place): the number's field is not named: \(CanonicalJSON.string(reply))")
+            }
             let journaled = try rig.journaled(hostile.id) != nil
             let decided = !["MALFORMED", "UNAUTHENTICATED", "TOO_LARGE", "UNAVAILABLE", "INTERNAL"].contains(code)
                 && !(code == "FORBIDDEN" && reply["error"]?["reason"] == "KEY_SCOPE")
@@ -276,6 +280,8 @@ private struct HostileCase {
     /// The value put into the payload, when it is one a JSON value can hold.
     let value: JSONValue?
     var expected: Set<String>
+    /// The field given a number the payload cannot hold, which an INVALID reply names.
+    var numberField: String? = nil
     var signing: Signing = .service
 }
 
@@ -291,10 +297,12 @@ private let hostileValues: [JSONValue] = [
     ["x"], ["a": ["b": ["c": ["d": "e"]]]],
 ]
 
-/// Numbers no JSON value here holds: the strict parser refuses them (MALFORMED).
+/// Numbers no JSON value here holds: valid JSON the payload cannot hold (INVALID, naming the
+/// field), and what is not JSON at all (MALFORMED).
 private let hostileRawNumbers = [
     "1e999", "1.5", "-0.0", "123456789012345678901234567890", "-9223372036854775809", "0x10", "01",
 ]
+private let hostileRawNumbersNotJSON: Set = ["0x10", "01"]
 
 private func makeHostileCase(_ index: Int, workload: LendingWorkload, random: inout SplitMix64) -> HostileCase {
     let id = "hv-case-\(index)"
@@ -304,6 +312,7 @@ private func makeHostileCase(_ index: Int, workload: LendingWorkload, random: in
     var value: JSONValue?
     var label: String
     var raw: String?
+    var rawKey: String?
     switch roll {
     case 0..<70:
         let key = keys[Int.random(in: 0..<keys.count, using: &random)]
@@ -313,6 +322,7 @@ private func makeHostileCase(_ index: Int, workload: LendingWorkload, random: in
     case 70..<80:
         let key = keys[Int.random(in: 0..<keys.count, using: &random)]
         raw = hostileRawNumbers[Int.random(in: 0..<hostileRawNumbers.count, using: &random)]
+        rawKey = key
         payload[key] = "\u{1}RAW\u{1}"
         label = "\(type).\(key) = \(raw!)"
     case 80..<88:
@@ -340,19 +350,20 @@ private func makeHostileCase(_ index: Int, workload: LendingWorkload, random: in
     if let raw {
         let placeholder = Array(#""\u0001RAW\u0001""#.utf8)
         body = hostileReplacing(placeholder, with: Array(raw.utf8), in: body)
-        expected = ["MALFORMED"]
+        expected = hostileRawNumbersNotJSON.contains(raw) ? ["MALFORMED"] : ["INVALID"]
     } else {
         // Decided by the rules: accepted, or refused by one of the decided codes.
         expected = ["accepted", "INVALID", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "REJECTED"]
     }
-    var hostile = HostileCase(id: id, label: label, body: body, value: raw == nil ? value : nil, expected: expected)
+    var hostile = HostileCase(
+        id: id, label: label, body: body, value: raw == nil ? value : nil, expected: expected, numberField: rawKey)
     switch Int.random(in: 0..<50, using: &random) {
     case 0:
         hostile.signing = .historyOnlyKey
-        hostile.expected = raw == nil ? ["FORBIDDEN"] : ["MALFORMED", "FORBIDDEN"]
+        hostile.expected = expected == ["MALFORMED"] ? ["MALFORMED"] : ["FORBIDDEN"]
     case 1:
         hostile.signing = .unknownKey
-        hostile.expected = raw == nil ? ["UNAUTHENTICATED"] : ["MALFORMED", "UNAUTHENTICATED"]
+        hostile.expected = expected == ["MALFORMED"] ? ["MALFORMED"] : ["UNAUTHENTICATED"]
     default: break
     }
     return hostile
