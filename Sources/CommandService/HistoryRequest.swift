@@ -8,7 +8,9 @@ import StrataCore
 /// `personal-data` scope.
 ///
 /// The body's own fields missing or of the wrong type are MALFORMED (`parse`); values out
-/// of range are INVALID, with every problem listed, as for commands (`problem`).
+/// of range are INVALID, with every problem listed, as for commands (`problem`). A number
+/// `after` or `limit` cannot hold (a fraction, an exponent, beyond 64 bits) is of the wrong
+/// type, as in a command's own fields.
 public struct HistoryRequest: RequestGate.Body, Equatable {
     public static let fields: Set<String> = ["after", "limit", "categories", "open"]
     public static let maximumLimit: Int64 = 10_000
@@ -46,7 +48,9 @@ public struct HistoryRequest: RequestGate.Body, Equatable {
         func malformed(_ reason: String, _ message: String) -> Result<HistoryRequest, RequestGate.BodyProblem> {
             .failure(RequestGate.BodyProblem(id: nil, error: StrataError(.malformed, reason: reason, message)))
         }
-        guard let value = try? JSONParser.parse(bytes) else {
+        // Such a number is read as a `null` in its place, which no field of the request takes:
+        // the refusal names the field it stood in rather than calling the body not JSON.
+        guard let value = try? JSONParser.parseNotingNumbers(bytes).value else {
             return malformed("BODY_NOT_JSON", "the body is not strict JSON")
         }
         guard case .object(let members) = value else { return malformed("BODY_NOT_OBJECT", "the body is not a JSON object") }
