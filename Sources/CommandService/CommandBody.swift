@@ -32,13 +32,22 @@ public struct CommandBody: RequestGate.Body, Equatable {
         id: String, type: String, actor: String, payload: [String: JSONValue], expectedVersion: Int64? = nil,
         correlationId: String? = nil, payloadNumbers: [JSONParser.UnrepresentableNumber] = []
     ) {
+        self.init(
+            id: id, type: type, actor: actor, payload: payload, expectedVersion: expectedVersion,
+            correlationId: correlationId, notedNumbers: payloadNumbers.isEmpty ? nil : payloadNumbers)
+    }
+
+    private init(
+        id: String, type: String, actor: String, payload: [String: JSONValue], expectedVersion: Int64?,
+        correlationId: String?, notedNumbers: [JSONParser.UnrepresentableNumber]?
+    ) {
         self.id = id
         self.type = type
         self.actor = actor
         self.payload = payload
         self.expectedVersion = expectedVersion
         self.correlationId = correlationId
-        self.notedNumbers = payloadNumbers.isEmpty ? nil : payloadNumbers
+        self.notedNumbers = notedNumbers
     }
 
     /// The body as JSON, the way a client would send it.
@@ -93,13 +102,8 @@ public struct CommandBody: RequestGate.Body, Equatable {
         }
         // The optional fields read `null` as absent, but not the `null` standing for a number:
         // that is a value of the wrong type, as in the fields that take no `null`.
-        func given(_ field: String) -> JSONValue? {
-            guard let value = members[field], value != .null || numbers.contains(where: { $0.path == [.key(field)] })
-            else { return nil }
-            return value
-        }
         var expectedVersion: Int64?
-        if let value = given("expectedVersion") {
+        if let value = members["expectedVersion"], value != .null || isNumber("expectedVersion", numbers) {
             guard let version = value.integerValue, version >= 0 else {
                 return .failure(
                     malformed(id, "INVALID_EXPECTED_VERSION", "\"expectedVersion\" must be an integer ≥ 0"))
@@ -107,22 +111,32 @@ public struct CommandBody: RequestGate.Body, Equatable {
             expectedVersion = version
         }
         var correlationId: String?
-        if let value = given("correlationId") {
+        if let value = members["correlationId"], value != .null || isNumber("correlationId", numbers) {
             guard let text = value.stringValue, (1...128).contains(text.utf8.count) else {
                 return .failure(
                     malformed(id, "INVALID_CORRELATION_ID", "\"correlationId\" must be a string of 1–128 bytes"))
             }
             correlationId = text
         }
-        // Every number outside the payload stood in a field refused above.
-        let payloadNumbers = numbers.map { number in
-            assert(number.path.count > 1 && number.path[0] == .key("payload"), "a number outside the payload")
-            return JSONParser.UnrepresentableNumber(kind: number.kind, path: Array(number.path.dropFirst()))
-        }
         return .success(
             CommandBody(
                 id: id, type: type, actor: actor, payload: payload, expectedVersion: expectedVersion,
-                correlationId: correlationId, payloadNumbers: payloadNumbers))
+                correlationId: correlationId, notedNumbers: numbers.isEmpty ? nil : fromThePayload(numbers)))
+    }
+
+    /// The numbers' paths from the payload: every number outside it stood in a field refused.
+    private static func fromThePayload(
+        _ numbers: [JSONParser.UnrepresentableNumber]
+    ) -> [JSONParser.UnrepresentableNumber] {
+        numbers.map { number in
+            assert(number.path.count > 1 && number.path[0] == .key("payload"), "a number outside the payload")
+            return JSONParser.UnrepresentableNumber(kind: number.kind, path: Array(number.path.dropFirst()))
+        }
+    }
+
+    /// Whether a number the parser could not hold stood as the body's member `field`.
+    private static func isNumber(_ field: String, _ numbers: [JSONParser.UnrepresentableNumber]) -> Bool {
+        numbers.contains { $0.path == [.key(field)] }
     }
 
     private static func malformed(_ id: String?, _ reason: String, _ message: String) -> RequestGate.BodyProblem {

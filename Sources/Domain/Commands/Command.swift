@@ -114,7 +114,10 @@ public enum Command: Sendable, Hashable {
                     .invalid, reason: "UNKNOWN_COMMAND_TYPE", "unknown command type \"\(type)\"",
                     details: [StrataError.FieldProblem(field: "type", reason: "UNKNOWN_COMMAND_TYPE")]))
         }
-        var reader = PayloadReader(payload, context: context, numbers: numbers)
+        // Nearly every payload has no such numbers, and its reader no table of them to make.
+        var reader =
+            numbers.isEmpty
+            ? PayloadReader(payload, context: context) : PayloadReader(payload, context: context, numbers: numbers)
         let command = entry.read(&reader)
         reader.finish()
         guard reader.problems.isEmpty, numbers.isEmpty, let command else {

@@ -47,15 +47,16 @@ public struct PayloadReader {
     private var known: [String] = []
     public private(set) var problems: [StrataError.FieldProblem] = []
 
-    /// - Parameter numbers: the numbers the payload held that the parser could not
-    ///   (`JSONParser.parseNotingNumbers`), with paths from the payload.
-    public init(
-        _ fields: [String: JSONValue], context: DecisionContext, numbers: [JSONParser.UnrepresentableNumber] = []
-    ) {
-        let noted = numbers.map { (PayloadReader.field($0.path), $0.kind) }
+    public init(_ fields: [String: JSONValue], context: DecisionContext) {
+        self.init(fields, context: context, prefix: "", numbers: nil)
+    }
+
+    /// A reader of a payload that held `numbers` the parser could not hold
+    /// (`JSONParser.parseNotingNumbers`), with paths from the payload.
+    public init(_ fields: [String: JSONValue], context: DecisionContext, numbers: [JSONParser.UnrepresentableNumber]) {
+        let byField = numbers.map { (PayloadReader.field($0.path), $0.kind) }
         self.init(
-            fields, context: context, prefix: "",
-            numbers: noted.isEmpty ? nil : Dictionary(noted, uniquingKeysWith: { first, _ in first }))
+            fields, context: context, prefix: "", numbers: Dictionary(byField, uniquingKeysWith: { first, _ in first }))
     }
 
     private init(
