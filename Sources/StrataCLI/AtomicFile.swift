@@ -109,7 +109,7 @@ enum AtomicFile {
         guard fd >= 0 else {
             throw CommandFailure.environment("cannot write \(temporary): \(String(cString: strerror(errno)))")
         }
-        var failure = writeAll(contents, to: fd)
+        var failure = Descriptor.writeAll(contents, to: fd)
         if failure == 0, fchmod(fd, mode) != 0 { failure = errno }
         if failure == 0, synchronizing, fsync(fd) != 0 { failure = errno }
         close(fd)
@@ -149,24 +149,10 @@ enum AtomicFile {
             throw CommandFailure.environment("cannot write \(path): \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
-        let failure = writeAll(contents, to: fd)
+        let failure = Descriptor.writeAll(contents, to: fd)
         guard failure == 0 else {
             throw CommandFailure.environment("cannot write \(path): \(String(cString: strerror(failure)))")
         }
-    }
-
-    /// Writes all of `contents` to `fd`; returns 0, or the errno of the write that failed.
-    private static func writeAll(_ contents: [UInt8], to fd: Int32) -> Int32 {
-        var offset = 0
-        while offset < contents.count {
-            let written = contents.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += written
-        }
-        return 0
     }
 
     /// Syncs a directory's entries (`fsync` on the directory itself, as POSIX asks for a

@@ -63,16 +63,12 @@ final class BufferedOutput {
     /// Writes everything buffered; a closed reader drops it.
     func drain() throws(CommandFailure) {
         defer { count = 0 }
-        var offset = 0
-        while offset < count, !isClosed {
-            let written = write(descriptor, storage + offset, count - offset)
-            if written >= 0 {
-                offset += written
-            } else if errno == EPIPE {
-                isClosed = true
-            } else if errno != EINTR {
-                throw CommandFailure.environment("cannot write the output: \(String(cString: strerror(errno)))")
-            }
+        guard !isClosed else { return }
+        let error = Descriptor.writeAll(UnsafeRawBufferPointer(start: storage, count: count), to: descriptor)
+        if error == EPIPE {
+            isClosed = true
+        } else if error != 0 {
+            throw CommandFailure.environment("cannot write the output: \(String(cString: strerror(error)))")
         }
     }
 }

@@ -42,20 +42,11 @@ enum StandardStreams {
 
     /// Writes all of `bytes` to `descriptor` (1 or 2).
     static func write(_ bytes: [UInt8], to descriptor: Int32) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if written >= 0 {
-                offset += written
-            } else if errno != EINTR {
-                if errno != EPIPE {
-                    let stream = descriptor == STDERR_FILENO ? "standard error" : "standard output"
-                    let reason = "cannot write \(stream): \(String(cString: strerror(errno)))"
-                    failure.withLock { if $0 == nil { $0 = reason } }
-                }
-                return
-            }
-        }
+        let error = Descriptor.writeAll(bytes, to: descriptor)
+        guard error != 0, error != EPIPE else { return }
+        let stream = descriptor == STDERR_FILENO ? "standard error" : "standard output"
+        let reason = "cannot write \(stream): \(String(cString: strerror(error)))"
+        failure.withLock { if $0 == nil { $0 = reason } }
     }
 
     /// The first write that failed other than to a reader that went away, once; nil if none.
