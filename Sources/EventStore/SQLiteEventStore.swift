@@ -86,6 +86,12 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
+    /// Refuses, on a connection of the caller's, a file that is not a readable Strata event
+    /// store: for readers of the store's own tables in SQL, such as the command journal.
+    public static func checkIsStore(_ c: SQLiteConnection, path: String) throws(StoreError) {
+        try checkIdentity(c, path: path, allowEmpty: false)
+    }
+
     /// Refuses files that are not Strata event stores or come from a newer schema.
     private static func checkIdentity(_ c: SQLiteConnection, path: String, allowEmpty: Bool) throws(StoreError) {
         do {

@@ -91,6 +91,40 @@ private func line(from descriptor: Int32, within seconds: Double) -> String? {
         #expect(service.stop() == 0)
     }
 
+    /// What the service refused is what `strata query refusals` reads back from the journal
+    /// while the service runs: the refusals that decided something, with the key that signed
+    /// them; a body refused as MALFORMED decided nothing and is not there.
+    @Test func refusalsSentAreInTheJournalWhileTheServiceRuns() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-send-refusals")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let service = try ServiceProcess(dataDirectory: data)
+        let lines = [
+            registration(1),
+            #"{"id":"approve-ghost","type":"ApproveAgent","actor":"\#(ServiceProcess.admin)","payload":{"agentId":"ghost"}}"#,
+            #"{"id":"bad-email","type":"RegisterUser","actor":"u9","payload":{"userId":"u9","username":"u9x","#
+                + #""email":"nope","role":"AGENT"}}"#,
+            #"{"id":"no-payload","type":"ApproveAgent","actor":"x"}"#,
+        ]
+        let sent = try ChildProcess.strata(
+            ["send", "-", "--data", data.path, "--key", ServiceProcess.Keys.service, "--commands", service.commands]
+                + ["--timeout", "10"],
+            stdin: lines.joined(separator: "\n") + "\n")
+        #expect(sent.exitCode == 1, "\(sent.stdout)\(sent.stderr)")
+
+        let query = try ChildProcess.strata(["query", "refusals", "--format", "json", "--data", data.path])
+        try #require(query.exitCode == 0, "\(query.stderr)")
+        let answer = try JSONParser.parse(Array(query.stdout.utf8))
+        let rows = answer["rows"]?.arrayValue ?? []
+        #expect(rows.map { $0["command_id"] } == ["approve-ghost", "bad-email"], "\(query.stdout)")
+        #expect(rows.map { $0["code"] } == ["NOT_FOUND", "INVALID"])
+        #expect(rows.map { $0["key_id"] } == [.string(ServiceProcess.Keys.service), .string(ServiceProcess.Keys.service)])
+        #expect(rows.last?["details"] == "email: INVALID_FORMAT", "\(query.stdout)")
+        let status = try ChildProcess.strata(["status", "--format", "json", "--data", data.path])
+        #expect(answer["position"] == (try JSONParser.parse(Array(status.stdout.utf8)))["head"], "\(status.stdout)")
+        #expect(service.stop() == 0)
+    }
+
     /// Without --key, `send` and `forget` sign with the key file's first key with the commands
     /// scope, not merely its first key.
     @Test func withoutAKeyTheFirstKeyWithTheCommandsScopeSigns() throws {

@@ -60,6 +60,20 @@ struct KnownHistory {
          #"{"paymentId":"IP1","invoiceId":"INV1","amountCents":50000,"paidOn":"2026-03-01","method":"BANK"}"#),
     ]
 
+    /// Commands refused after the story, each journaled with its reason: what `strata query
+    /// refusals` answers. A pending agent opens an account; an agent pays more than L1 owes; a
+    /// loan is asked for at 9% for 20 months (two problems at once); an admin approves a loan
+    /// that does not exist.
+    static let refused: [(at: String, id: String, actor: String, type: String, payload: String)] = [
+        ("2026-03-02T09:00:00.000Z", "open-A4", "agent-3", "OpenAccount",
+         #"{"accountId":"A4","name":"Ramesh","phone":"+919845012348","address":"Mangaluru","assignedAgentId":"agent-3"}"#),
+        ("2026-03-02T09:05:00.000Z", "overpay-L1", "agent-1", "ReceivePayment",
+         #"{"paymentId":"P2","loanId":"L1","amountCents":99999999,"paidOn":"2026-03-02"}"#),
+        ("2026-03-02T09:10:00.000Z", "request-L4", "agent-2", "RequestLoan",
+         #"{"loanId":"L4","accountId":"A3","principalCents":100000,"monthlyRateBp":900,"tenureMonths":20,"frequency":"MONTHLY"}"#),
+        ("2026-03-03T10:00:00.000Z", "approve-L9", "admin-1", "ApproveLoan", #"{"loanId":"L9"}"#),
+    ]
+
     /// Writes the history into a fresh data directory and rebuilds readmodels.db and audit.db.
     static func make(sourceLocation: SourceLocation = #_sourceLocation) throws -> KnownHistory {
         let data = try ChildProcess.temporaryDirectory("strata-query")
@@ -73,21 +87,30 @@ struct KnownHistory {
                 commandType: "BootstrapAdmin",
                 decision: .append([try NewEvent(stream: StreamName("user-admin-1")!, event: admin)], expectations: [:])))
         let writer = try CommandWriter(store: store, clock: clock)
-        var positions: [String: ClosedRange<Int64>] = [:]
-        for command in commands {
+        func decide(_ command: (at: String, id: String, actor: String, type: String, payload: String)) throws
+            -> CommandReply
+        {
             clock.set(Timestamp(command.at)!)
             let payload = try #require(try JSONParser.parse(Array(command.payload.utf8)).objectValue)
             let body = CommandBody(id: command.id, type: command.type, actor: command.actor, payload: payload)
             let pending = CommandWriter.Pending(
                 routingId: [1], keyId: "svc", keyRoles: nil, body: body, bodyBytes: body.json, arrivedAt: clock.now(),
                 configuration: DomainConfiguration())
-            let committed = writer.process([pending])
-            let reply = try #require(committed.replies.first?.reply, sourceLocation: sourceLocation)
+            return try #require(writer.process([pending]).replies.first?.reply, sourceLocation: sourceLocation)
+        }
+        var positions: [String: ClosedRange<Int64>] = [:]
+        for command in commands {
+            let reply = try decide(command)
             guard case .accepted(_, _, let events) = reply, let first = events.first, let last = events.last else {
                 Issue.record("\(command.id) was not accepted: \(reply)", sourceLocation: sourceLocation)
                 continue
             }
             positions[command.id] = first.position...last.position
+        }
+        for command in refused {
+            if case .accepted = try decide(command) {
+                Issue.record("\(command.id) was accepted", sourceLocation: sourceLocation)
+            }
         }
         let head = try store.head()
         for (name, projections) in [("readmodels", ReadModels.all), ("audit", ReadModels.audit)] {

@@ -17,6 +17,11 @@ struct QueryCase: CustomTestStringConvertible, Sendable {
     }
 
     var testDescription: String { arguments.joined(separator: " ") }
+
+    /// What the answer says it was read from.
+    var source: String {
+        ["audit": "audit", "refusals": "the journal of events.db"][arguments[0]] ?? "readmodels"
+    }
 }
 
 /// Every named query, with filters, on the known history. The figures are the domain's:
@@ -160,6 +165,30 @@ let queryCases: [QueryCase] = [
         #"""
         [{"action":"EARN_COMMISSION","actor":"agent-1","command_id":"pay-P1","entity":"agent-agent-1","event_type":"CommissionEarned","position":15,"recorded_at":"2026-02-04T12:00:00.000Z","summary":"agent agent-1 earned 120.00 commission on payment P1 of loan L1 (1000 bp of interest 1,200.00)"}]
         """#),
+    QueryCase(
+        ["refusals"],
+        #"""
+        [{"actor":"agent-3","code":"FORBIDDEN","command_id":"open-A4","command_type":"OpenAccount","details":null,"key_id":"svc","message":"agent-3 is PENDING, not APPROVED, and may not open accounts","reason":"ACTOR_NOT_APPROVED","recorded_at":"2026-03-02T09:00:00.000Z"},
+         {"actor":"agent-1","code":"REJECTED","command_id":"overpay-L1","command_type":"ReceivePayment","details":null,"key_id":"svc","message":"99999999 is more than the 2162091 owed on 2026-03-02","reason":"AMOUNT_EXCEEDS_OUTSTANDING","recorded_at":"2026-03-02T09:05:00.000Z"},
+         {"actor":"agent-2","code":"INVALID","command_id":"request-L4","command_type":"RequestLoan","details":"monthlyRateBp: OUT_OF_RANGE; tenureMonths: OUT_OF_RANGE","key_id":"svc","message":"RequestLoan is invalid: monthlyRateBp: OUT_OF_RANGE; tenureMonths: OUT_OF_RANGE","reason":"OUT_OF_RANGE","recorded_at":"2026-03-02T09:10:00.000Z"},
+         {"actor":"admin-1","code":"NOT_FOUND","command_id":"approve-L9","command_type":"ApproveLoan","details":null,"key_id":"svc","message":"no loan L9","reason":"LOAN_NOT_FOUND","recorded_at":"2026-03-03T10:00:00.000Z"}]
+        """#),
+    QueryCase(
+        ["refusals", "--code", "invalid"],
+        #"""
+        [{"actor":"agent-2","code":"INVALID","command_id":"request-L4","command_type":"RequestLoan","details":"monthlyRateBp: OUT_OF_RANGE; tenureMonths: OUT_OF_RANGE","key_id":"svc","message":"RequestLoan is invalid: monthlyRateBp: OUT_OF_RANGE; tenureMonths: OUT_OF_RANGE","reason":"OUT_OF_RANGE","recorded_at":"2026-03-02T09:10:00.000Z"}]
+        """#),
+    QueryCase(
+        ["refusals", "--actor", "agent-1", "--reason", "AMOUNT_EXCEEDS_OUTSTANDING"],
+        #"""
+        [{"actor":"agent-1","code":"REJECTED","command_id":"overpay-L1","command_type":"ReceivePayment","details":null,"key_id":"svc","message":"99999999 is more than the 2162091 owed on 2026-03-02","reason":"AMOUNT_EXCEEDS_OUTSTANDING","recorded_at":"2026-03-02T09:05:00.000Z"}]
+        """#),
+    QueryCase(
+        ["refusals", "--type", "ApproveLoan", "--since", "2026-03-03", "--key", "svc"],
+        #"""
+        [{"actor":"admin-1","code":"NOT_FOUND","command_id":"approve-L9","command_type":"ApproveLoan","details":null,"key_id":"svc","message":"no loan L9","reason":"LOAN_NOT_FOUND","recorded_at":"2026-03-03T10:00:00.000Z"}]
+        """#),
+    QueryCase(["refusals", "--until", "2026-03-01"], "[]"),
 ]
 
 /// The known history, written once for the whole suite (the queries only read it) and
@@ -191,7 +220,7 @@ struct QueryCommandTests {
     func csvHoldsTheSameRows(_ query: QueryCase) throws {
         let history = try history()
         let csv = try strata(["query"] + query.arguments + ["--data", history.data.path, "--format", "csv"], expecting: 0)
-        #expect(csv.stderr == "\(query.arguments[0] == "audit" ? "audit" : "readmodels") at position \(history.head)\n")
+        #expect(csv.stderr == "\(query.source) at position \(history.head)\n")
         let lines = csv.stdout.components(separatedBy: "\r\n")
         #expect(lines.last == "" && !csv.stdout.replacingOccurrences(of: "\r\n", with: "").contains("\n\n"))
         let parsed = try pythonCSV(csv.stdout)
@@ -219,9 +248,8 @@ struct QueryCommandTests {
         let table = try strata(["query"] + query.arguments + ["--data", history.data.path], expecting: 0)
         let lines = table.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let expected = try jsonLine(query.rows).arrayValue ?? []
-        let file = query.arguments[0] == "audit" ? "audit" : "readmodels"
         let count = expected.count == 1 ? "1 row" : "\(expected.count) rows"
-        #expect(lines.last == "" && lines.dropLast().last == "(\(count); \(file) at position \(history.head))")
+        #expect(lines.last == "" && lines.dropLast().last == "(\(count); \(query.source) at position \(history.head))")
         #expect(lines.count == (expected.isEmpty ? 2 : expected.count + 3))
         guard let first = expected.first?.objectValue else { return }
         let header = lines[0].split(separator: " ").map(String.init)
@@ -335,6 +363,10 @@ struct QueryCommandTests {
         (["query", "accounts", "--as-of", "soon"], "--as-of must be a position"),
         (["query", "accounts", "--as-of", "3", "--min-position", "3"], "--min-position does not apply"),
         (["query", "accounts", "--wait", "3"], "--wait goes with --min-position"),
+        (["query", "refusals", "--code", "MALFORMED"], "--code must be one of INVALID, FORBIDDEN, NOT_FOUND, CONFLICT, REJECTED"),
+        (["query", "refusals", "--as-of", "3"], "query refusals reads the store's journal, which is always current"),
+        (["query", "refusals", "--min-position", "3"], "--as-of and --min-position do not apply"),
+        (["query", "audit", "--code", "INVALID"], "query audit has no --code filter"),
     ])
     func badRequestsAreUsageErrors(_ arguments: [String], _ message: String) throws {
         let history = try history()
@@ -378,6 +410,13 @@ struct QueryCommandTests {
             #expect(missing.stderr.contains("no readmodels at \(empty.path)/readmodels.db"))
             let notYet = try strata(["query", "accounts", "--min-position", "1", "--wait", "0", "--data", empty.path], expecting: 1)
             #expect(notYet.stderr.contains("readmodels did not reach position 1 within 0 s: its file does not exist yet"))
+            let noStore = try strata(["query", "refusals", "--data", empty.path], expecting: 2)
+            #expect(noStore.stderr.contains("no event store at \(empty.path)/events.db"))
+            try FileManager.default.copyItem(
+                atPath: history.data.path + "/audit.db", toPath: empty.path + "/events.db")
+            let foreign = try strata(["query", "refusals", "--data", empty.path], expecting: 1)
+            #expect(foreign.stderr.contains("\(empty.path)/events.db is not a Strata event store"), "\(foreign.stderr)")
+            #expect(foreign.stdout.isEmpty)
         }
     }
 }

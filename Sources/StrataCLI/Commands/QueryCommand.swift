@@ -35,7 +35,8 @@ enum QueryCommand {
             TIME: 2026-11-20T10:00:00Z, or a date for the end of that day) in a scratch file, queries
             it, and removes it, also when SIGINT, SIGTERM or SIGHUP ends it (exit 128 + the signal);
             the live files are never touched. Aging (portfolio, overdue, receivables) is counted on
-            --date, else the as-of day, else today (UTC).
+            --date, else the as-of day, else today (UTC). refusals reads the command journal in
+            events.db, which is always current: --as-of and --min-position do not apply to it.
 
             Exit codes: 0 answered (also with no rows), 1 --min-position not reached in time or the
             projection is stopped, 2 usage or environment (no such file, bad filter).
@@ -56,8 +57,11 @@ enum QueryCommand {
         "user": "A user id.",
         "actor": "Who acted (a user id, or operator).",
         "entity": "A stream, such as loan-L1.",
-        "type": "An event type, such as PaymentReceived.",
-        "action": "An audit action, such as loan.approved.",
+        "type": "An event type (audit: PaymentReceived) or a command type (refusals: ApproveLoan).",
+        "action": "An audit action, such as APPROVE_LOAN.",
+        "code": "A refusal's error code: INVALID, FORBIDDEN, NOT_FOUND, CONFLICT or REJECTED.",
+        "reason": "A refusal's reason, such as LOAN_NOT_PENDING.",
+        "key": "The id of the key that signed the command.",
     ]
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
@@ -107,10 +111,17 @@ enum QueryCommand {
         if asOf != nil, minimum != nil {
             throw UsageError("--as-of reads the store itself: --min-position does not apply")
         }
+        if query.readsTheJournal, asOf != nil || minimum != nil {
+            throw UsageError(
+                "query \(name) reads the store's journal, which is always current: --as-of and --min-position do "
+                    + "not apply (--until bounds it in time)")
+        }
         let livePath = query.file == "audit" ? configuration.auditPath : configuration.readModelsPath
 
         let view: QueryView
-        if let asOf {
+        if query.readsTheJournal {
+            view = try QueryView.journal(path: configuration.eventStorePath)
+        } else if let asOf {
             view = try QueryView.asOf(
                 asOf, query: query, livePath: livePath, storePath: configuration.eventStorePath,
                 opener: configuration.personalDataOpener)
@@ -125,20 +136,20 @@ enum QueryCommand {
 
         let table: (columns: [String], rows: [[ProjectionValue]])
         do throws(ProjectorError) {
-            table = try view.snapshot.table(query.sql(filtering: used), named: values)
+            table = try view.table(query.sql(filtering: used), named: values)
         } catch {
             throw CommandFailure.environment(error.message)
         }
         let output = QueryOutput(
-            columns: table.columns, rows: table.rows, position: view.snapshot.checkpoint, source: view.source)
+            columns: table.columns, rows: table.rows, position: view.position, source: view.source)
         write(output.rendered(as: format), to: .standardOutput)
         if format == .csv { write("\(view.source)\n", to: .standardError) }
         // The answer is right as of its position, but that position will not move: say so
         // where a person or a log sees it, leaving the answer itself as it is.
-        if asOf == nil, let stop = view.snapshot.stop {
+        if asOf == nil, let stop = view.stop {
             write(
                 "strata query: warning: \(query.file) is \(stop); the answer reflects position "
-                    + "\(view.snapshot.checkpoint) and will not move until an operator acts "
+                    + "\(view.position) and will not move until an operator acts "
                     + "(strata project \(query.file) --resume or --skip)\n", to: .standardError)
         }
         return 0

@@ -1,5 +1,6 @@
 import Events
 import Projections
+import StrataCore
 
 /// A question analysts ask of the read models every day, by name: `strata query accounts
 /// --search lakshmi`. Each one is a fixed SELECT over documented tables (docs/read-models.md)
@@ -7,9 +8,10 @@ import Projections
 struct NamedQuery: Sendable {
     let name: String
     let summary: String
-    /// The file it reads: `readmodels` or `audit`.
+    /// The file it reads: `readmodels`, `audit`, or `events` (the store's command journal).
     let file: String
-    /// The projections whose tables it reads: all an `--as-of` build has to run.
+    /// The projections whose tables it reads: all an `--as-of` build has to run. None for
+    /// the journal, which is the store's own record, not a projection of events.
     let projections: [any Projection]
     /// `SELECT … FROM …`, without WHERE or ORDER BY.
     let select: String
@@ -226,7 +228,40 @@ extension NamedQuery {
                 .exact("action", "action"),
             ] + QueryFilter.instants("recorded_at"),
             orderBy: "position"),
+        NamedQuery(
+            name: "refusals",
+            summary: "refused commands, from the store's journal (events.db): who tried what, and why",
+            file: "events", projections: [],
+            // `details` lists an INVALID command's field problems as its reply's message does
+            // (`field: REASON; …`); the reply itself is the journal's `result` column.
+            select: """
+                SELECT recorded_at, command_id, actor, key_id, command_type,
+                       json_extract(result, '$.error.code') AS code, json_extract(result, '$.error.reason') AS reason,
+                       json_extract(result, '$.error.message') AS message,
+                       (SELECT group_concat(json_extract(d.value, '$.field') || ': ' || json_extract(d.value, '$.reason'),
+                                            '; ')
+                        FROM json_each(result, '$.error.details') AS d) AS details
+                FROM commands
+                """,
+            fixed: ["outcome = 'refused'"],
+            filters: [
+                .exact("actor", "actor"), .exact("type", "command_type"),
+                .code("code", "json_extract(result, '$.error.code')", journaledRefusals),
+                .exact("reason", "json_extract(result, '$.error.reason')"), .exact("key", "key_id"),
+            ] + QueryFilter.instants("recorded_at"),
+            // Decisions in the order they were made: the head after each breaks ties in time.
+            orderBy: "recorded_at, head, command_id"),
     ]
+
+    /// The refusals the command service journals: those that decided something. The others
+    /// (MALFORMED, TOO_LARGE, UNAUTHENTICATED, UNAVAILABLE, INTERNAL) are answered and forgotten,
+    /// so that a retry is decided afresh.
+    static let journaledRefusals: [String] = [
+        StrataError.Code.invalid, .forbidden, .notFound, .conflict, .rejected,
+    ].map(\.rawValue)
+
+    /// Whether it reads the store's journal rather than a projection file.
+    var readsTheJournal: Bool { file == "events" }
 
     static func named(_ name: String) -> NamedQuery? { all.first { $0.name == name } }
 

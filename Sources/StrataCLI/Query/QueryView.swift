@@ -5,16 +5,59 @@ import Projections
 import ProjectorRuntime
 import StrataCore
 
-/// The projection file a query reads: the live one (optionally once it has reached a
-/// position), or one built from the store as it stood at a past position.
+/// What a query reads: a projection file, the live one (optionally once it has reached a
+/// position) or one built from the store as it stood at a past position; or the store's
+/// command journal.
 struct QueryView {
-    let snapshot: ProjectionSnapshot
+    private enum Reader {
+        case projection(ProjectionSnapshot)
+        case journal(JournalSnapshot)
+    }
+
+    private let reader: Reader
     /// Which position the answer reflects, for people: `readmodels at position 1204`.
     let source: String
     /// The day of the as-of position, the default day for aging.
     let day: LocalDate?
     /// The scratch directory of an as-of build, removed by `close()` (or a signal).
     private let scratch: ScratchDirectory?
+
+    private init(_ reader: Reader, source: String, day: LocalDate? = nil, scratch: ScratchDirectory? = nil) {
+        self.reader = reader
+        self.source = source
+        self.day = day
+        self.scratch = scratch
+    }
+
+    /// The last event the answer reflects: the projection's checkpoint, or the store's head.
+    var position: Int64 {
+        switch reader {
+        case .projection(let snapshot): snapshot.checkpoint
+        case .journal(let journal): journal.head
+        }
+    }
+
+    /// Why the projection stopped, if it has; the journal never stops.
+    var stop: ProjectionStop? {
+        guard case .projection(let snapshot) = reader else { return nil }
+        return snapshot.stop
+    }
+
+    /// The query's rows, in the view's one read transaction.
+    func table(_ sql: String, named values: [String: ProjectionValue]) throws(ProjectorError) -> (
+        columns: [String], rows: [[ProjectionValue]]
+    ) {
+        switch reader {
+        case .projection(let snapshot): try snapshot.table(sql, named: values)
+        case .journal(let journal): try journal.table(sql, named: values)
+        }
+    }
+
+    /// The store's journal as it stands.
+    static func journal(path: String) throws -> QueryView {
+        let journal = try JournalSnapshot(path: path)
+        return QueryView(.journal(journal), source: "the journal of events.db at position \(journal.head)")
+    }
 
     /// The live file, read in one snapshot; with `minimumPosition`, polled until the
     /// projection has applied it, for at most `waitSeconds`.
@@ -29,9 +72,7 @@ struct QueryView {
                 throw CommandFailure.environment(error.message)
             }
             if let snapshot, snapshot.checkpoint >= minimum {
-                return QueryView(
-                    snapshot: snapshot, source: "\(query.file) at position \(snapshot.checkpoint)", day: nil,
-                    scratch: nil)
+                return QueryView(.projection(snapshot), source: "\(query.file) at position \(snapshot.checkpoint)")
             }
             if snapshot == nil, minimumPosition == nil {
                 throw CommandFailure.environment(
@@ -105,12 +146,13 @@ struct QueryView {
         }
         let when = recordedAt.map { " (recorded \($0))" } ?? ""
         return QueryView(
-            snapshot: snapshot, source: "\(query.file) as of position \(position)\(when)",
+            .projection(snapshot), source: "\(query.file) as of position \(position)\(when)",
             day: recordedAt.map(LocalDate.init), scratch: scratch)
     }
 
-    /// Removes the scratch directory of an as-of build.
+    /// Ends the read, and removes the scratch directory of an as-of build.
     func close() {
+        if case .journal(let journal) = reader { journal.close() }
         scratch?.remove()
     }
 }
