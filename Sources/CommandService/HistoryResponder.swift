@@ -83,6 +83,23 @@ final class HistoryResponder {
             return Self.refusal(
                 StrataError(.internal, reason: "NO_KEY_STORE", "this service cannot open personal data"))
         }
+        switch Self.opened(events, with: opener) {
+        case .success(let opened):
+            return Self.page(events, head: head, opened: opened)
+        case .failure(let error):
+            control.logger.error("history: \(error.message)")
+            return Self.refusal(error)
+        }
+    }
+
+    /// The `opened` member of a page: each event's sealed fields in clear, by position. A
+    /// value that does not open is `PERSONAL_DATA_UNREADABLE`, which the same request gets
+    /// again; a key store that cannot be read (a damaged page, an I/O error) is
+    /// `KEY_STORE_FAILURE`, which says nothing of the values and may clear, so a projector
+    /// asks again later rather than ending as if the page could never be opened.
+    static func opened(
+        _ events: [RecordedEvent], with opener: any PersonalDataOpening
+    ) -> Result<[String: JSONValue], StrataError> {
         var opened: [String: JSONValue] = [:]
         do throws(PersonalDataError) {
             for event in events {
@@ -90,10 +107,10 @@ final class HistoryResponder {
                 if !fields.isEmpty { opened[String(event.position)] = .object(fields.mapValues { .string($0) }) }
             }
         } catch {
-            control.logger.error("history: \(error)")
-            return Self.refusal(StrataError(.internal, reason: "PERSONAL_DATA_UNREADABLE", error.message))
+            let reason = error.kind == .keyStore ? "KEY_STORE_FAILURE" : "PERSONAL_DATA_UNREADABLE"
+            return .failure(StrataError(.internal, reason: reason, error.message))
         }
-        return Self.page(events, head: head, opened: opened)
+        return .success(opened)
     }
 
     /// `{"events":[…],"head":N,"ok":true}`, splicing each event's stored canonical bytes, with

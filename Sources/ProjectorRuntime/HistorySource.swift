@@ -160,12 +160,12 @@ public final class BusHistory: HistorySource {
         return try parseGenerally(reply)
     }
 
-    /// Whether a refusal may not come again: the service was stopping, or its store could not
-    /// be read (a full disk, an I/O error). Any other answer a retry would get again, such as a
-    /// sealed value that does not open with its key (`PERSONAL_DATA_UNREADABLE`) or a service
-    /// without a key store (`NO_KEY_STORE`).
+    /// Whether a refusal may not come again: the service was stopping, or its store or its key
+    /// store could not be read (a full disk, an I/O error). Any other answer a retry would get
+    /// again, such as a sealed value that does not open with its key (`PERSONAL_DATA_UNREADABLE`)
+    /// or a service without a key store (`NO_KEY_STORE`).
     static func isTransient(code: String, reason: String) -> Bool {
-        code == "UNAVAILABLE" || (code == "INTERNAL" && reason == "STORE_FAILURE")
+        code == "UNAVAILABLE" || (code == "INTERNAL" && (reason == "STORE_FAILURE" || reason == "KEY_STORE_FAILURE"))
     }
 
     /// Reads a page of any layout, or the refusal in its place.

@@ -64,10 +64,11 @@ private func recorded(_ position: Int64, stream: String, data: String) -> Record
         }
     }
 
-    /// Only a stopping service and a store that could not be read are worth asking again;
-    /// personal data the service cannot open is refused again however often it is asked for.
+    /// Only a stopping service and a store or key store that could not be read are worth asking
+    /// again; personal data the service cannot open is refused again however often it is asked for.
     @Test(arguments: [
         ("UNAVAILABLE", "SHUTTING_DOWN", HistoryError.Kind.unavailable), ("INTERNAL", "STORE_FAILURE", .unavailable),
+        ("INTERNAL", "KEY_STORE_FAILURE", .unavailable),
         ("INTERNAL", "NO_KEY_STORE", .refused), ("INTERNAL", "PERSONAL_DATA_UNREADABLE", .refused),
         ("FORBIDDEN", "KEY_SCOPE", .refused),
     ])
