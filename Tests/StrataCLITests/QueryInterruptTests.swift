@@ -51,4 +51,61 @@ struct QueryInterruptTests {
             }
         }
     }
+
+    /// SIGKILL leaves the scratch copy behind, since nothing runs after it; the next as-of
+    /// query removes it, and every other copy whose query no longer runs, but never one whose
+    /// query still runs (it holds the directory's lock), nor what a link of the same name
+    /// leads to, nor one just made.
+    @Test func theNextAsOfQueryRemovesWhatAKilledOneLeft() throws {
+        try withTemporaryDirectory { dir in
+            let data = dir.appendingPathComponent("data").path
+            let scratch = dir.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: false)
+            try bootstrapAdmin(data: data)
+            var history = BenchLendingHistory(admin: "admin-1", today: LocalDate("2026-03-01")!)
+            let head = try history.grow(data + "/events.db", to: 20_000, checkpointKey: data + "/checkpoint.key")
+
+            let killed = try StrataProcess(
+                ["query", "portfolio", "--as-of", String(head), "--data", data], environment: ["TMPDIR": scratch.path])
+            let deadline = Date().addingTimeInterval(30)
+            while try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty {
+                try #require(killed.isRunning && Date() < deadline, "no scratch copy was made: \(killed.log)")
+                usleep(2_000)
+            }
+            killed.send(signal: SIGKILL)
+            _ = killed.waitForExit()
+            let left = try #require(try FileManager.default.contentsOfDirectory(atPath: scratch.path).first)
+            #expect(left.hasPrefix("strata-as-of-"))
+
+            // One whose query still runs (this test holds its lock), a link to a directory
+            // elsewhere, and one just made, all named as scratch copies are.
+            let running = scratch.appendingPathComponent("strata-as-of-RUNNIN")
+            let elsewhere = dir.appendingPathComponent("elsewhere")
+            let young = scratch.appendingPathComponent("strata-as-of-YOUNG0")
+            for made in [running, elsewhere, young] {
+                try FileManager.default.createDirectory(at: made, withIntermediateDirectories: false)
+                try Data("x".utf8).write(to: made.appendingPathComponent("readmodels.db"))
+            }
+            try FileManager.default.createSymbolicLink(
+                at: scratch.appendingPathComponent("strata-as-of-LINKED"), withDestinationURL: elsewhere)
+            let lock = open(running.path, O_RDONLY | O_DIRECTORY)
+            defer { close(lock) }
+            #expect(flock(lock, LOCK_EX | LOCK_NB) == 0)
+            // A copy's age is its directory's last change: these are made older than the minute
+            // a new one is left alone for.
+            let past = Date().addingTimeInterval(-120)
+            for old in [left, "strata-as-of-RUNNIN"] {
+                try FileManager.default.setAttributes(
+                    [.modificationDate: past], ofItemAtPath: scratch.appendingPathComponent(old).path)
+            }
+
+            let next = try ChildProcess.strata(
+                ["query", "accounts", "--as-of", "1", "--data", data], environment: ["TMPDIR": scratch.path])
+            #expect(next.exitCode == 0, "\(next.stderr)")
+            #expect(next.stderr.contains("removed 1 scratch copy of the read models"), "\(next.stderr)")
+            let remaining = try FileManager.default.contentsOfDirectory(atPath: scratch.path).sorted()
+            #expect(remaining == ["strata-as-of-LINKED", "strata-as-of-RUNNIN", "strata-as-of-YOUNG0"])
+            #expect(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("readmodels.db").path))
+        }
+    }
 }

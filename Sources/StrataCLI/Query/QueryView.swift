@@ -121,6 +121,12 @@ struct QueryView {
         }
 
         let scratch = try ScratchDirectory("strata-as-of")
+        if scratch.swept > 0 {
+            write(
+                "strata query: removed \(scratch.swept) scratch cop\(scratch.swept == 1 ? "y" : "ies") of the read "
+                    + "models that as-of queries which did not end (killed, crashed) left in the temporary "
+                    + "directory\n", to: .standardError)
+        }
         let path = scratch.path + "/\(query.file).db"
         let built: Result<ProjectionSnapshot?, ProjectorError>
         let progress = TerminalProgress.forStandardError("as of position \(position)", total: position)

@@ -8,12 +8,21 @@ import Synchronization
 ///
 /// Its files cannot simply be unlinked once open: the build writes its file by name, closes it
 /// and opens it again, and SQLite's WAL finds its `-wal` and `-shm` files by name.
+///
+/// Nothing can remove it when the process is killed (SIGKILL, the kernel's OOM killer, a
+/// crash), so the process holds a lock on it (`flock`), which ends with the process however
+/// it ends, and the next scratch directory of the same prefix first removes every one whose
+/// lock nobody holds (`swept` says how many).
 final class ScratchDirectory {
     let path: String
+    /// How many directories left by processes that did not end were removed first.
+    let swept: Int
     private let made: MadePath
     private let signals: ShutdownSignals
 
     init(_ prefix: String) throws(CommandFailure) {
+        let base = NSTemporaryDirectory()
+        swept = Self.sweep(base, prefix: prefix)
         let made = MadePath()
         // Listening before the directory exists, so that no signal goes unseen once it does
         // (the command blocked them at its start: one sent before this waits for it).
@@ -21,7 +30,6 @@ final class ScratchDirectory {
             made.remove()
             exit(128 + signal)
         }
-        let base = NSTemporaryDirectory()
         guard let path = made.make(base + "/\(prefix)-XXXXXX") else {
             signals.cancel()
             throw CommandFailure.environment("cannot create a scratch directory in \(base)")
@@ -36,32 +44,72 @@ final class ScratchDirectory {
         made.remove()
         signals.cancel()
     }
+
+    /// Removes the directories named `prefix-XXXXXX` in `base` that a process which did not
+    /// end left behind: those of this user, real directories (a link is never followed), whose
+    /// lock no process holds. One younger than a minute is left alone: its maker locks it just
+    /// after making it. Returns how many it removed.
+    static func sweep(_ base: String, prefix: String) -> Int {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { return 0 }
+        var removed = 0
+        let now = time(nil)
+        for name in names where name.hasPrefix(prefix + "-") && name.utf8.count == prefix.utf8.count + 7 {
+            let path = base + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(),
+                now - info.st_mtim.tv_sec > 60
+            else { continue }
+            let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard descriptor >= 0 else { continue }
+            defer { close(descriptor) }
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { continue }
+            if (try? FileManager.default.removeItem(atPath: path)) != nil { removed += 1 }
+        }
+        return removed
+    }
 }
 
 /// The directory once made, shared with the signals' queue: made and removed under its lock,
 /// so a signal that comes while it is being made removes it once it exists.
 private final class MadePath: Sendable {
-    private let path = Mutex<String?>(nil)
+    private struct Made {
+        let path: String
+        /// The directory opened and locked for as long as it exists; -1 where the file system
+        /// has no locks, which leaves it to this process alone (a sweep cannot lock it either).
+        let lock: Int32
+    }
 
-    /// Makes a directory from `template` (ending in XXXXXX); its path, or nil when it cannot.
+    private let made = Mutex<Made?>(nil)
+
+    /// Makes a directory from `template` (ending in XXXXXX) and locks it; its path, or nil
+    /// when it cannot.
     func make(_ template: String) -> String? {
-        path.withLock { path in
+        made.withLock { made in
             var bytes = Array(template.utf8CString)
-            path = bytes.withUnsafeMutableBufferPointer { buffer in
-                buffer.baseAddress.flatMap(mkdtemp).map { String(cString: $0) }
+            guard
+                let path = bytes.withUnsafeMutableBufferPointer({ buffer in
+                    buffer.baseAddress.flatMap(mkdtemp).map { String(cString: $0) }
+                })
+            else { return nil }
+            var lock = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            if lock >= 0, flock(lock, LOCK_EX | LOCK_NB) != 0 {
+                close(lock)
+                lock = -1
             }
+            made = Made(path: path, lock: lock)
             return path
         }
     }
 
     func remove() {
-        path.withLock { path in
-            guard let made = path else { return }
+        made.withLock { made in
+            guard let directory = made else { return }
             // Again if a file appeared in it meanwhile; once the directory is gone none can.
-            for _ in 0..<10 where FileManager.default.fileExists(atPath: made) {
-                try? FileManager.default.removeItem(atPath: made)
+            for _ in 0..<10 where FileManager.default.fileExists(atPath: directory.path) {
+                try? FileManager.default.removeItem(atPath: directory.path)
             }
-            path = nil
+            if directory.lock >= 0 { close(directory.lock) }
+            made = nil
         }
     }
 }
