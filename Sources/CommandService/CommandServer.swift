@@ -113,7 +113,8 @@ public final class CommandServer: Sendable {
         let store: SQLiteEventStore
         do {
             store = try SQLiteEventStore(
-                path: settings.storePath, clock: settings.clock, maximumBytes: settings.maximumStoreBytes)
+                path: settings.storePath, clock: settings.clock, maximumBytes: settings.maximumStoreBytes,
+                logger: logger)
             head = try store.head()
             readerStore = HandOff(try SQLiteEventStore(readingAt: settings.storePath))
         } catch let error where error.kind == .locked {

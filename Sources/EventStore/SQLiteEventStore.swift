@@ -40,11 +40,16 @@ public final class SQLiteEventStore: EventStore {
     ///
     /// `maximumBytes` caps the file (`PRAGMA max_page_count`): an append that would grow it
     /// further fails as `.full`, as on a full disk, and writes nothing.
-    public init(path: String, clock: any WallClock = SystemClock(), maximumBytes: Int64? = nil) throws(StoreError) {
+    ///
+    /// `logger` hears of the file's background checkpoints failing, which the writer never sees.
+    public init(
+        path: String, clock: any WallClock = SystemClock(), maximumBytes: Int64? = nil,
+        logger: Logger = Logger(label: "store")
+    ) throws(StoreError) {
         let lock = try WriterLock.acquire(for: path)
         do {
             let connection = try SQLiteEventStore.open(path, mode: .readWrite)
-            let check = try SQLiteEventStore.prepareForWriting(connection, path: path)
+            let check = try SQLiteEventStore.prepareForWriting(connection, path: path, logger: logger)
             if let maximumBytes { try SQLiteEventStore.limitSize(connection, to: maximumBytes, path: path) }
             let tip = try SQLiteEventStore.loadTip(connection)
             self.path = path
@@ -119,7 +124,9 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
-    private static func prepareForWriting(_ c: SQLiteConnection, path: String) throws(StoreError) -> StructureCheck {
+    private static func prepareForWriting(
+        _ c: SQLiteConnection, path: String, logger: Logger
+    ) throws(StoreError) -> StructureCheck {
         try checkIdentity(c, path: path, allowEmpty: true)
         let check = try checkStructure(c, path: path)
         do {
@@ -130,7 +137,7 @@ public final class SQLiteEventStore: EventStore {
             try c.execute("PRAGMA synchronous=FULL")
             // The log is copied back into the file on a thread of its own, not inside the
             // group commit that crosses SQLite's checkpoint threshold.
-            c.checkpointInBackground()
+            c.checkpointInBackground(logger: logger)
             try c.transaction {
                 try c.execute(schema)
                 try c.execute("PRAGMA application_id=\(applicationId)")

@@ -68,9 +68,11 @@ public final class ProjectionDatabase {
     ///     without one, they see it sealed.
     ///   - heldLock: the file's writer lock when the caller took it already (a rebuild, before it
     ///     cleared the file); released with the file, or if opening fails.
+    ///   - logger: hears of a durable file's background checkpoints failing.
     public init(
         path: String, name: String, projections: [any Projection], durability: Durability = .durable,
-        opener: (any PersonalDataOpening)? = nil, holding heldLock: WriterLock? = nil
+        opener: (any PersonalDataOpening)? = nil, holding heldLock: WriterLock? = nil,
+        logger: Logger = Logger(label: "projection")
     ) throws(ProjectorError) {
         self.path = path
         self.name = name
@@ -89,7 +91,7 @@ public final class ProjectionDatabase {
             }
         }
         do {
-            var connection = try ProjectionDatabase.open(path, durability: durability)
+            var connection = try ProjectionDatabase.open(path, durability: durability, logger: logger)
             var keptSkips: [SkippedEvent] = []
             if let existing = try ProjectionDatabase.readIdentity(connection, path: path, name: name),
                 existing != fingerprint
@@ -97,7 +99,7 @@ public final class ProjectionDatabase {
                 // Another build's schema: start again from position 0 rather than migrate, passing
                 // over what the operator skipped, as a rebuild does.
                 keptSkips = try ProjectionDatabase.skips(in: connection)
-                connection = try ProjectionDatabase.recreate(path, durability: durability) {
+                connection = try ProjectionDatabase.recreate(path, durability: durability, logger: logger) {
                     connection.close()
                 }
                 wasReset = true
@@ -383,7 +385,9 @@ public final class ProjectionDatabase {
         );
         """
 
-    private static func open(_ path: String, durability: Durability) throws(ProjectorError) -> SQLiteConnection {
+    private static func open(
+        _ path: String, durability: Durability, logger: Logger
+    ) throws(ProjectorError) -> SQLiteConnection {
         do {
             let connection = try SQLiteConnection(path: path, mode: .readWrite)
             try connection.usePageSizeForNewFile()
@@ -400,7 +404,7 @@ public final class ProjectionDatabase {
             try connection.execute(durability == .durable ? "PRAGMA cache_size=-65536" : "PRAGMA cache_size=-262144")
             // A batch whose commit copied the log back into the file (SQLite's automatic
             // checkpoint) waited tens of milliseconds more: the lag's tail.
-            if durability == .durable { connection.checkpointInBackground() }
+            if durability == .durable { connection.checkpointInBackground(logger: logger) }
             return connection
         } catch {
             throw ProjectorError(.io, "cannot open \(path): \(error.message)")
@@ -436,11 +440,11 @@ public final class ProjectionDatabase {
     }
 
     private static func recreate(
-        _ path: String, durability: Durability, closingOld close: () -> Void
+        _ path: String, durability: Durability, logger: Logger, closingOld close: () -> Void
     ) throws(ProjectorError) -> SQLiteConnection {
         close()
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        return try open(path, durability: durability)
+        return try open(path, durability: durability, logger: logger)
     }
 
     /// Creates the schema in a new file; returns the index statements it put off when

@@ -156,7 +156,7 @@ public final class Projector: Sendable {
         do throws(ProjectorError) {
             database = try ProjectionDatabase(
                 path: settings.databasePath, name: settings.name, projections: projections,
-                opener: historyOpened ?? settings.opener)
+                opener: historyOpened ?? settings.opener, logger: logger)
             if database.wasReset {
                 logger.warning(
                     "\(settings.databasePath) was made from another schema: rebuilding \(settings.name) from "

@@ -1,4 +1,5 @@
 import CSQLite
+import StrataCore
 
 /// One SQLite connection with a cache of prepared statements.
 ///
@@ -154,9 +155,12 @@ public final class SQLiteConnection {
     /// Moves this connection's WAL checkpoints to a thread of their own (`WALCheckpointer`):
     /// its commits then never copy the log back into the file themselves, unless the log
     /// reaches `inlinePages` frames. For a file in WAL mode that this connection writes.
-    public func checkpointInBackground(pages: Int32 = 1000, inlinePages: Int32 = 4000) {
+    /// The thread's failures go to `logger`: its connection not opening, a checkpoint failing.
+    public func checkpointInBackground(
+        pages: Int32 = 1000, inlinePages: Int32 = 4000, logger: Logger = Logger(label: "sqlite")
+    ) {
         guard checkpointer == nil else { return }
-        let checkpointer = WALCheckpointer(path: path, pages: pages, inlinePages: inlinePages)
+        let checkpointer = WALCheckpointer(path: path, pages: pages, inlinePages: inlinePages, logger: logger)
         sqlite3_wal_hook(handle, walCheckpointHook, Unmanaged.passUnretained(checkpointer).toOpaque())
         self.checkpointer = checkpointer
     }

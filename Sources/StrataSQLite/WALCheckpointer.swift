@@ -25,6 +25,9 @@ import Synchronization
 /// still running would never find it so, and the log would grow without end: past
 /// `inlinePages` frames the writer's commit checkpoints inline, as SQLite's own would, which
 /// by then has little left to copy.
+///
+/// The thread's own failures, its connection not opening or a checkpoint failing, go to
+/// `logger` and are counted: the writer never sees them, and never waits for them.
 final class WALCheckpointer: Sendable {
     let pages: Int32
     let inlinePages: Int32
@@ -40,18 +43,22 @@ final class WALCheckpointer: Sendable {
     private let lastFrames = Atomic<Int32>(0)
     private let stopping = Atomic<Bool>(false)
     private let counts = Mutex(Counts())
+    private let logger: Logger
 
     /// How many checkpoints ran where, for tests and diagnostics.
     struct Counts: Sendable, Equatable {
         var background = 0
         var inline = 0
+        /// Background checkpoints that failed; 1 when the thread could not open its connection.
+        var failed = 0
     }
 
-    init(path: String, pages: Int32, inlinePages: Int32) {
+    init(path: String, pages: Int32, inlinePages: Int32, logger: Logger) {
         precondition(pages > 0 && inlinePages > pages, "checkpoint thresholds out of order")
         self.path = path
         self.pages = pages
         self.inlinePages = inlinePages
+        self.logger = logger
         // At the writer's priority: while a background checkpoint runs, the writer's inline one
         // is refused, so a checkpoint starved of the cores lets the log grow without bound.
         startThread(named: Self.threadName(for: path)) { [self] in run() }
@@ -95,32 +102,68 @@ final class WALCheckpointer: Sendable {
     private func run() {
         defer { finished.signal() }
         // Opened here: a connection stays on the thread that uses it.
-        guard let connection = try? SQLiteConnection(path: path, mode: .readWrite) else { return }
+        let connection: SQLiteConnection
+        do {
+            connection = try SQLiteConnection(path: path, mode: .readWrite)
+        } catch {
+            // Without this thread the log is copied back only by commits past `inlinePages`,
+            // each of which then waits for it: an operator must hear of it, once.
+            counts.withLock { $0.failed += 1 }
+            logger.warning(
+                "no background checkpoints for \(path), their connection did not open: \(error); "
+                    + "commits copy the log back themselves past \(inlinePages) frames")
+            return
+        }
         defer { connection.close() }
+        // The failure logged last and how many since a checkpoint last worked: a failing disk
+        // fails every checkpoint, and one line each would bury what the log is for.
+        var logged: SQLiteError?
+        var failures = 0
         while true {
             wake.wait()
             if stopping.load(ordering: .acquiring) { return }
             requested.store(false, ordering: .releasing)
             // PASSIVE never waits for the writer or for readers; what they still need is
-            // copied at a later checkpoint. A failure (an I/O error) is SQLite's to report
-            // to the writer, whose next inline checkpoint meets it too.
-            if let frames = try? Self.checkpoint(connection) {
+            // copied at a later checkpoint.
+            do throws(SQLiteError) {
+                // nil: another checkpoint (the writer's inline one) holds SQLite's checkpoint
+                // lock and is copying the log already; nothing ran, and nothing failed.
+                guard let frames = try Self.checkpoint(connection) else { continue }
                 // Stored after the log may have started again (its next commit resets it):
                 // then the next run comes later than it could, never sooner.
                 covered.store(frames, ordering: .relaxed)
                 counts.withLock { $0.background += 1 }
+                if failures > 0 {
+                    logger.info("background checkpoints of \(path) work again after \(failures) failures")
+                    logged = nil
+                    failures = 0
+                }
+            } catch {
+                // The writer goes on, none the wiser: past `inlinePages` its commits checkpoint
+                // inline, and until then the log grows.
+                counts.withLock { $0.failed += 1 }
+                failures += 1
+                if error != logged {
+                    logger.warning(
+                        "a background checkpoint of \(path) failed: \(error); "
+                            + "not logged again until the error changes or checkpoints work again")
+                    logged = error
+                }
             }
         }
     }
 }
 
 extension WALCheckpointer {
-    /// Runs a PASSIVE checkpoint; returns the log's length in frames as it found it.
-    fileprivate static func checkpoint(_ connection: SQLiteConnection) throws(SQLiteError) -> Int32 {
+    /// Runs a PASSIVE checkpoint; returns the log's length in frames as it found it, or nil
+    /// when another connection's checkpoint was running.
+    fileprivate static func checkpoint(_ connection: SQLiteConnection) throws(SQLiteError) -> Int32? {
         let s = try connection.statement("PRAGMA wal_checkpoint(PASSIVE)")
         defer { s.reset() }
-        // One row: busy, frames in the log, frames copied back.
+        // One row: busy, frames in the log, frames copied back. The pragma reports the
+        // SQLITE_BUSY of a checkpoint lock held elsewhere as busy = 1, not as an error.
         guard try s.step() else { return 0 }
+        if s.int64(0) != 0 { return nil }
         return Int32(clamping: s.int64(1))
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
-import StrataSQLite
+import StrataCore
+@testable import StrataSQLite
+import Synchronization
 import Testing
 
 /// A connection's checkpoints on a thread of their own: the log is copied back in the
@@ -99,5 +101,103 @@ import Testing
         #expect(Self.eventually { $0.contains("ckpt-\(file)") }, "threads: \(Self.threadNames())")
         writer.close()
         #expect(Self.eventually { !$0.contains("ckpt-\(file)") }, "threads: \(Self.threadNames())")
+    }
+
+    /// Waits up to five seconds for `condition`.
+    static func waitUntil(_ condition: () -> Bool) -> Bool {
+        for _ in 0..<500 {
+            if condition() { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    /// A logger that keeps its lines, and what it has kept.
+    static func collectingLogger() -> (Logger, @Sendable () -> [String]) {
+        let lines = Mutex<[String]>([])
+        let logger = Logger(label: "test") { line in lines.withLock { $0.append(line) } }
+        return (logger, { lines.withLock { $0 } })
+    }
+
+    /// Without its connection the thread never checkpoints: the writer's commits copy the
+    /// log back only past `inlinePages`, each waiting for it, so the operator hears of it,
+    /// once however often commits wake the thread.
+    @Test func aConnectionThatCannotOpenIsLoggedOnceAndCounted() throws {
+        let (logger, logged) = Self.collectingLogger()
+        // A parent directory that does not exist: SQLite cannot create the file.
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("strata-wal-\(UUID().uuidString)/missing/file.db").path
+        let checkpointer = WALCheckpointer(path: path, pages: 10, inlinePages: 100, logger: logger)
+        for frames: Int32 in [10, 20, 30] { checkpointer.committed(frames: frames, writer: nil) }
+        checkpointer.stop()
+        #expect(checkpointer.checkpoints == .init(background: 0, inline: 0, failed: 1))
+        let lines = logged()
+        #expect(lines.count == 1, "\(lines)")
+        #expect(lines.allSatisfy { $0.contains(" warning test: ") && $0.contains(path) }, "\(lines)")
+    }
+
+    /// The bytes of a small database file, made in a directory of its own: in WAL mode, or
+    /// with its first page's b-tree header damaged (a valid header, a file SQLite calls malformed).
+    static func databaseBytes(damaged: Bool) throws -> Data {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-wal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("file.db").path
+        let connection = try SQLiteConnection(path: path, mode: .readWrite)
+        if !damaged { #expect(try connection.scalarText("PRAGMA journal_mode=WAL") == "wal") }
+        try connection.execute("CREATE TABLE t (n INTEGER PRIMARY KEY)")
+        connection.close()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        if damaged {
+            bytes[100] = 0  // no page type
+            // A change counter no fresh file has: SQLite keeps the pages it read while the
+            // counter stays the same, and would go on reading this page after the file is mended.
+            bytes.replaceSubrange(24..<28, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        }
+        return bytes
+    }
+
+    /// Replaces the file's bytes in place: the thread's connection holds the file open, and
+    /// SQLite reads it through that descriptor.
+    static func overwrite(_ path: String, with bytes: Data) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: bytes)
+        try handle.close()
+    }
+
+    /// A failing checkpoint is counted and the writer never hears of it, so it is logged: when
+    /// failures start, when their error changes, and when a checkpoint works again, not once a
+    /// failure.
+    @Test func failingCheckpointsAreCountedAndLoggedWhenTheyStartChangeAndStop() throws {
+        let (logger, logged) = Self.collectingLogger()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-wal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("file.db").path
+        // Not a database: the connection opens, for SQLite reads nothing yet; checkpoints fail.
+        try Data(repeating: UInt8(ascii: "x"), count: 8192).write(to: URL(fileURLWithPath: path))
+        let checkpointer = WALCheckpointer(path: path, pages: 10, inlinePages: 100, logger: logger)
+        defer { checkpointer.stop() }
+        /// Wakes the thread as a commit past `pages` does, and waits for its checkpoint.
+        func checkpoint(until expected: WALCheckpointer.Counts) {
+            checkpointer.committed(frames: 10, writer: nil)
+            #expect(Self.waitUntil { checkpointer.checkpoints == expected }, "\(checkpointer.checkpoints)")
+        }
+        checkpoint(until: .init(background: 0, inline: 0, failed: 1))
+        checkpoint(until: .init(background: 0, inline: 0, failed: 2))
+        try Self.overwrite(path, with: Self.databaseBytes(damaged: true))
+        checkpoint(until: .init(background: 0, inline: 0, failed: 3))
+        checkpoint(until: .init(background: 0, inline: 0, failed: 4))
+        try Self.overwrite(path, with: Self.databaseBytes(damaged: false))
+        checkpoint(until: .init(background: 1, inline: 0, failed: 4))
+        checkpoint(until: .init(background: 2, inline: 0, failed: 4))
+
+        let lines = logged()
+        #expect(lines.count == 3, "\(lines)")
+        guard lines.count == 3 else { return }
+        #expect(lines[0].contains(" warning test: ") && lines[0].contains("file is not a database"), "\(lines[0])")
+        #expect(lines[1].contains(" warning test: ") && lines[1].contains("malformed"), "\(lines[1])")
+        #expect(lines[2].contains(" info test: ") && lines[2].contains("work again after 4 failures"), "\(lines[2])")
     }
 }
