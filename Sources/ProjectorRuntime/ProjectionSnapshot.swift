@@ -11,6 +11,9 @@ public final class ProjectionSnapshot {
     public let path: String
     public let name: String
     public let checkpoint: Int64
+    /// The hash of the event at the checkpoint, as the file applied it: equal to the store's
+    /// at that position when the file was built from that store.
+    public let chainHash: String
     public let stop: ProjectionStop?
     private let connection: SQLiteConnection
 
@@ -36,6 +39,7 @@ public final class ProjectionSnapshot {
             self.name = name
             let state = try ProjectionDatabase.readState(connection, name: name)
             checkpoint = state.position
+            chainHash = state.hash
             stop = state.stop
         } catch let error as ProjectorError {
             throw error

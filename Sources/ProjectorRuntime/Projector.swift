@@ -466,10 +466,9 @@ private struct Follower {
             throw .failed(
                 ProjectorError(
                     .otherStore,
-                    "\(settings.name) is not from this store: the store's event at its checkpoint, position "
-                        + "\(checkpoint), has hash \(event.hash), where the file applied \(database.chainHash) (a file "
-                        + "of another data directory, or events.db restored from another system's backup?); rebuild it "
-                        + "from the store"))
+                    ProjectorError.otherStore(
+                        name: settings.name, checkpoint: checkpoint, storeHash: event.hash,
+                        fileHash: database.chainHash)))
         }
         settings.metrics?.lastApplied(recordedAt: event.recordedAt)
     }

@@ -43,6 +43,13 @@ public struct ProjectorError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// Why a file whose checkpoint is beyond the store's head must be rebuilt, in the words
     /// `strata status` and the projectors both use.
+    /// Why a file whose event at its checkpoint differs from the store's was not built from it.
+    public static func otherStore(name: String, checkpoint: Int64, storeHash: String, fileHash: String) -> String {
+        "\(name) is not from this store: the store's event at its checkpoint, position \(checkpoint), has hash "
+            + "\(storeHash), where the file applied \(fileHash) (a file of another data directory, or events.db "
+            + "restored from another system's backup?); rebuild it from the store"
+    }
+
     public static func beyondHead(checkpoint: Int64, head: Int64) -> String {
         "checkpoint \(checkpoint) is beyond the store's head, position \(head): events.db is older than this file "
             + "(restored from a backup?); rebuild it from the store"

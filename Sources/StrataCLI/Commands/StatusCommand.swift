@@ -25,10 +25,11 @@ enum StatusCommand {
             problem ("no file yet").
 
             A projection's file that cannot be read, or holds another projection (audit.db copied over
-            readmodels.db), is shown UNREADABLE with the reason.
+            readmodels.db), is shown UNREADABLE with the reason; one built from another store (its event
+            at the checkpoint is not the store's) is shown OTHER STORE.
 
             Exit codes: 0 no projection shown is stopped, 1 one is (its error is shown), is beyond the
-            head or is unreadable, events.db is damaged or, with --only, the projection has no file yet,
+            head, is from another store or is unreadable, events.db is damaged or, with --only, the projection has no file yet,
             2 no event store.
             """)
 
@@ -44,6 +45,8 @@ enum StatusCommand {
         let names = only.map { name in ProjectionTarget.names.filter { $0 == name } } ?? ProjectionTarget.names
         let store = try VerifyCommand.openReadOnly(configuration.eventStorePath)
         var positions: [(String, Int64)] = []
+        // The hash each file applied at its checkpoint, to compare with the store's.
+        var applied: [String: String] = [:]
         var errors: [(String, String)] = []
         // Files that cannot be read as that projection at all: not stopped, but not there either.
         var unreadable: Set<String> = []
@@ -62,6 +65,7 @@ enum StatusCommand {
                     continue
                 }
                 positions.append((name, snapshot.checkpoint))
+                applied[name] = snapshot.chainHash
                 if let stop = snapshot.stop { errors.append((name, stop.description)) }
             } catch {
                 unreadable.insert(name)
@@ -82,6 +86,24 @@ enum StatusCommand {
         for (name, checkpoint) in positions where ahead.contains(name) {
             errors.append((name, ProjectorError.beyondHead(checkpoint: checkpoint, head: head)))
         }
+        // A file built from another store (another data directory's, or events.db restored from
+        // another system) has another event at its checkpoint: it too must be rebuilt, and its
+        // projector refuses to start on it.
+        var otherStore: Set<String> = []
+        for (name, checkpoint) in positions where checkpoint > 0 && !ahead.contains(name) && !unreadable.contains(name) {
+            let storeHash: String?
+            do throws(StoreError) {
+                storeHash = try store.hash(at: checkpoint)
+            } catch {
+                throw VerifyCommand.readFailure(configuration.eventStorePath, error)
+            }
+            guard let storeHash, let fileHash = applied[name], storeHash != fileHash else { continue }
+            otherStore.insert(name)
+            errors.removeAll { $0.0 == name }
+            errors.append(
+                (name, ProjectorError.otherStore(
+                    name: name, checkpoint: checkpoint, storeHash: storeHash, fileHash: fileHash)))
+        }
         if format == "json" {
             let json: JSONValue = [
                 "head": .integer(head),
@@ -94,7 +116,10 @@ enum StatusCommand {
             for name in names {
                 let position = positions.first { $0.0 == name }?.1
                 let error = errors.first { $0.0 == name }?.1
-                let label = ahead.contains(name) ? "AHEAD" : unreadable.contains(name) ? "UNREADABLE" : "STOPPED"
+                let label =
+                    ahead.contains(name)
+                    ? "AHEAD"
+                    : otherStore.contains(name) ? "OTHER STORE" : unreadable.contains(name) ? "UNREADABLE" : "STOPPED"
                 let state =
                     error.map { "\(label): \($0)" }
                     ?? position.map { $0 == head ? "up to date" : "\(head - $0) behind" } ?? "no file yet"
