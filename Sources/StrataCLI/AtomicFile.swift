@@ -26,7 +26,7 @@ enum AtomicFile {
         synchronizing: Bool = true
     ) throws {
         let path = try following(path)
-        let created = creatingDirectory ? try createDirectory(of: path) : []
+        let created = creatingDirectory ? try createDirectory(of: path, mode: mode) : []
         try put(
             path, contents: contents, mode: mode, replacing: replacing, synchronizing: synchronizing, created: created)
     }
@@ -39,7 +39,7 @@ enum AtomicFile {
         _ path: String, mode: mode_t, creatingDirectory: Bool = false, contents: () throws -> [UInt8]
     ) throws {
         let path = try following(path)
-        let created = creatingDirectory ? try createDirectory(of: path) : []
+        let created = creatingDirectory ? try createDirectory(of: path, mode: mode) : []
         let lockPath = path + ".lock"
         let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lock >= 0 else {
@@ -74,7 +74,10 @@ enum AtomicFile {
 
     /// Creates the directory that holds `path`, and any missing above it; returns those it
     /// created, deepest first, whose entries `put` syncs after the rename.
-    private static func createDirectory(of path: String) throws -> [String] {
+    /// Creates the directories missing on the way to `path`; for a file only its owner may read
+    /// (`mode` lets no group or others in), they too are its owner's only (0700): a data
+    /// directory made for the key file is where the stores and read models will live.
+    private static func createDirectory(of path: String, mode: mode_t) throws -> [String] {
         let directory = PathName.directory(of: path)
         guard !directory.isEmpty else { return [] }
         var created: [String] = []
@@ -87,6 +90,11 @@ enum AtomicFile {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
             throw CommandFailure.environment("cannot create \(directory): \(error.localizedDescription)")
+        }
+        if mode & 0o077 == 0 {
+            for made in created where chmod(made, 0o700) != 0 {
+                throw CommandFailure.environment("cannot make \(made) private: \(String(cString: strerror(errno)))")
+            }
         }
         return created
     }

@@ -102,6 +102,7 @@ struct KeyFileWritingTests {
         try withTemporaryDirectory { dir in
             let path = dir.path + "/keys.json"
             try writeText(json, to: path)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
             let result = try strata(["keys", "new", "svc", "--scope", "history", "--data", dir.path], expecting: 2)
             #expect(result.stderr == "strata keys new: \(path): \(message)\n")
             #expect(try String(contentsOfFile: path, encoding: .utf8) == json)
@@ -141,6 +142,18 @@ func strataAtOnce(_ commands: [[String]]) throws -> [(exitCode: Int32, stderr: S
 /// The key file holds every key's secret: like the checkpoint key, it must be its owner's alone.
 @Suite("The key file's mode")
 struct KeyFileModeTests {
+    /// A data directory that `keys new` makes is its owner's alone too: the stores and the read
+    /// models will live in it.
+    @Test func aDirectoryMadeForTheKeyFileIsPrivate() throws {
+        try withTemporaryDirectory { dir in
+            let data = dir.appendingPathComponent("new/data").path
+            try strata(["keys", "new", "svc", "--scope", "commands", "--data", data], expecting: 0)
+            #expect(try permissions(data) == 0o700)
+            #expect(try permissions(dir.appendingPathComponent("new").path) == 0o700)
+            #expect(try permissions(data + "/keys.json") == 0o600)
+        }
+    }
+
     @Test(arguments: [0o644, 0o640, 0o604, 0o660])
     func aKeyFileOthersMayReadIsRefusedByEveryReader(_ mode: Int) throws {
         try withTemporaryDirectory { dir in
@@ -151,13 +164,18 @@ struct KeyFileModeTests {
                 "the key file \(path) has mode 0\(String(mode, radix: 8)); it holds secrets and must be readable by "
                 + "its owner only (chmod 600 \(path))\n"
             let any = "tcp://127.0.0.1:*"
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
             for command in [
                 ["serve", "--commands", any, "--events", any, "--history", any], ["up"], ["send", "-"],
-                ["project", "readmodels"],
+                ["project", "readmodels"], ["keys", "new", "another", "--scope", "history"],
             ] {
                 let result = try strata(command + ["--data", dir.path], expecting: 2)
-                #expect(result.stderr == "strata \(command[0]): \(message)", "\(command)")
+                let name = command[0] == "keys" ? "keys new" : command[0]
+                #expect(result.stderr == "strata \(name): \(message)", "\(command)")
             }
+            // `keys new` did not rewrite it 0600, which would hide that its secrets may have been read.
+            #expect(try permissions(path) == mode)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
             #expect(!FileManager.default.fileExists(atPath: dir.path + "/events.db"), "serve created nothing")
             // Its owner's alone again, it is served as ever.
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)

@@ -15,7 +15,8 @@ enum KeysCommand {
         ],
         discussion: """
             The secret is 32 random bytes from libsodium, stored as 64 hex characters in the key file,
-            which is created with mode 0600 (its directory too, if missing). Requests are signed with
+            which is created with mode 0600 (and its directory with mode 0700, if missing). A key file
+            that others may read is refused (exit 2), as every command that reads it refuses it. Requests are signed with
             HMAC-SHA256 under these 32 bytes. The file is read and replaced under a lock on FILE.lock
             beside it, so keys made at once all stay, and an id is given out once.
 
@@ -23,7 +24,8 @@ enum KeysCommand {
             40 Z85 characters each), and the public key is printed on a second line. The first --curve
             also adds the service's own pair ("curveServer") to the file; from then on `strata serve`
             encrypts every endpoint and admits only the keys' public keys, and every key added to that
-            file gets a pair, --curve or not. A client on another host needs a copy of the file with its
+            file gets a pair, --curve or not; the keys made before it have none and can no longer connect
+            (a warning names them). A client on another host needs a copy of the file with its
             own entry and "curveServer" without its "secret" (see docs/protocol.md).
 
             Exit codes: 0 created, 1 a key with that id exists, 2 usage or environment.
@@ -55,10 +57,15 @@ enum KeysCommand {
         let path = configuration.keysFile
         var pair: CurveKeyPair?
         var createdServer: CurveKeyPair?
+        // Keys made before the service's pair have none of their own, and cannot connect once it runs CURVE.
+        var withoutPairs: [String] = []
         // Read, checked and replaced under the file's lock, so that keys made at once all stay
         // and an id is given out once.
         try AtomicFile.update(path, mode: 0o600, creatingDirectory: true) {
             var file = KeyFile()
+            // A file others could read is refused as every reader of it refuses it: rewriting it
+            // 0600 would hide that its secrets may have been read already.
+            if FileManager.default.fileExists(atPath: path) { try PrivateFile.requireOwnerOnly(path, "the key file") }
             if let bytes = FileManager.default.contents(atPath: path) {
                 do {
                     file = try KeyFile(json: bytes)
@@ -77,6 +84,7 @@ enum KeysCommand {
                 let server = try curveKeyPair()
                 try file.setCurveServer(publicKey: server.publicKey, secretKey: server.secretKey)
                 createdServer = server
+                withoutPairs = file.keys.filter { $0.curvePublic == nil }.map(\.id)
             }
             pair = curve ? try curveKeyPair() : nil
             try file.add(
@@ -91,6 +99,14 @@ enum KeysCommand {
             write(
                 "created the service's CURVE key pair in \(path); its public key: \(createdServer.publicKey.z85)\n",
                 to: .standardError)
+            if !withoutPairs.isEmpty {
+                write(
+                    "warning: once `strata serve` restarts it runs CURVE on every endpoint, and the keys made "
+                        + "before this one have no CURVE pair and can no longer connect: "
+                        + withoutPairs.joined(separator: ", ")
+                        + "; give each client (the projectors' key too) a new key made after this one, which gets "
+                        + "a pair\n", to: .standardError)
+            }
         }
         return 0
     }
