@@ -57,4 +57,6 @@ EXPOSE 7701 7702 7703
 
 ENTRYPOINT ["strata"]
 # Alone, the image runs everything in one container; docker-compose.yml runs one process each.
+# The endpoints bind the container's loopback unless STRATA_COMMANDS, STRATA_EVENTS and
+# STRATA_HISTORY say tcp://0.0.0.0:PORT: only then does a published port reach the service.
 CMD ["up"]
