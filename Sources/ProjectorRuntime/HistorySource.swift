@@ -115,13 +115,14 @@ public final class BusHistory: HistorySource {
         if open { request["open"] = .bool(true) }
         let body = CanonicalJSON.bytes(.object(request))
         var reply: [UInt8]?
+        var waited = 0
         do {
             // Made anew after a request went unanswered; the endpoint connected once already, so a
             // failure here (out of descriptors, say) may pass like the silence before it.
             let client = try self.client ?? makeClient()
             self.client = client
             try client.send(body)
-            var waited = 0
+            waited = 0
             while reply == nil, waited < timeoutMilliseconds, !shouldGiveUp() {
                 reply = try client.receive(timeoutMilliseconds: 100)
                 waited += 100
@@ -132,6 +133,10 @@ public final class BusHistory: HistorySource {
         }
         guard let reply else {
             dropClient()
+            // Given up for a stop that came meanwhile, not because the service kept silent.
+            if waited < timeoutMilliseconds {
+                throw HistoryError(.unavailable, "stopped while waiting \(waited) ms for an answer from \(endpoint)")
+            }
             throw HistoryError(.unavailable, "no answer from \(endpoint) within \(timeoutMilliseconds) ms")
         }
         return try Self.parse(reply)

@@ -1,3 +1,4 @@
+import Bus
 import EventStore
 import Events
 import StrataCore
@@ -76,5 +77,30 @@ private func recorded(_ position: Int64, stream: String, data: String) -> Record
         let reply = #"{"error":{"code":"\#(code)","message":"m","reason":"\#(reason)"},"ok":false}"#
         let error = #expect(throws: HistoryError.self) { try BusHistory.parse(Array(reply.utf8)) }
         #expect(error?.kind == kind)
+    }
+}
+
+/// A request to an endpoint that never answers: given up on for a stop, it says so, and only
+/// a wait that ran its course is called silence (the log line an operator reads on a stop).
+@Suite struct HistoryWaitTests {
+    @Test(arguments: [true, false])
+    func aStopIsNotCalledSilence(_ stopping: Bool) throws {
+        let context = try ZMQContext()
+        // A ROUTER that receives and never answers.
+        let silent = try ZMQSocket(context, .router)
+        try silent.bind("tcp://127.0.0.1:*")
+        let endpoint = try silent.lastEndpoint()
+        defer { silent.close() }
+        let key = KeyFile.Key(id: "reader", secret: [UInt8](repeating: 7, count: 32), scopes: [.history])
+        let history = try BusHistory(
+            context: context, endpoint: endpoint, key: key, timeoutMilliseconds: 400, shouldGiveUp: { stopping })
+        let error = #expect(throws: HistoryError.self) { try history.page(after: 0, limit: 1) }
+        #expect(error?.kind == .unavailable)
+        let message = error?.message ?? ""
+        if stopping {
+            #expect(message == "stopped while waiting 0 ms for an answer from \(endpoint)", "\(message)")
+        } else {
+            #expect(message == "no answer from \(endpoint) within 400 ms", "\(message)")
+        }
     }
 }
