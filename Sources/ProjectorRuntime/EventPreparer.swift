@@ -13,6 +13,9 @@ struct PreparedEvent: Sendable {
         indirect case apply(ProjectedEvent, [any Projection])
         /// It stops the projection, for this reason.
         case poison(String)
+        /// It does not continue the chain (this is why): it stops the projection, and no
+        /// operator may pass over it (`ProjectionStop.Kind.brokenChain`).
+        case brokenChain(String)
         /// Its personal data cannot be opened for want of a readable key store: nothing from it
         /// on can be applied, yet the event may be fine, so it is no poison event.
         case keyStoreUnreadable(String)
@@ -38,8 +41,8 @@ struct EventPreparer: Sendable {
     let opener: (any PersonalDataOpening)?
 
     /// Prepares `events`, the first of which follows the event whose hash is `hash`; the
-    /// result ends early at the first poison event or key store failure, since nothing after
-    /// it is applied.
+    /// result ends early at the first poison event, broken chain or key store failure, since
+    /// nothing after it is applied.
     /// `checkingInHalves` checks the chain of the second half on another thread meanwhile
     /// (for when preparing, not writing, is what a rebuild waits for); the result is the same.
     func prepare(
@@ -80,7 +83,7 @@ struct EventPreparer: Sendable {
             }
         }
         if let broken = chain.broken {
-            prepared.append(PreparedEvent(event: broken.event, work: .poison(broken.reason)))
+            prepared.append(PreparedEvent(event: broken.event, work: .brokenChain(broken.reason)))
         }
         return prepared
     }
@@ -100,11 +103,12 @@ struct EventPreparer: Sendable {
         for event in events {
             if skipped.isEmpty || !skipped.contains(event.position) {
                 guard follower.links(event, after: hash) else {
+                    let broken = ProjectionStop.Kind.brokenChainWords
                     let reason =
                         event.prevHash == hash
-                        ? "the hash chain is broken: hash \(event.hash) does not match the event's contents"
-                        : "the hash chain is broken: prevHash \(event.prevHash) is not the hash of position "
-                            + "\(event.position - 1) (\(hash))"
+                        ? "\(broken): hash \(event.hash) does not match the event's contents"
+                        : "\(broken): prevHash \(event.prevHash) is not the hash of position \(event.position - 1) "
+                            + "(\(hash))"
                     return ChainCheck(linked: linked, broken: (event, reason))
                 }
             }

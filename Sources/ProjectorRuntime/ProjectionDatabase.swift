@@ -107,6 +107,7 @@ public final class ProjectionDatabase {
             deferredIndexes = try ProjectionDatabase.install(
                 projections, fingerprint: fingerprint, name: name, in: connection,
                 deferringIndexes: durability == .scratch)
+            try ProjectionDatabase.addStopKind(connection, name: name)
             try ProjectionDatabase.record(keptSkips, in: connection, name: name)
             self.connection = connection
             projectionTables = SQLiteProjectionTables(connection: connection)
@@ -236,14 +237,18 @@ public final class ProjectionDatabase {
         guard event.position == cursor.position + 1 else {
             throw ProjectorError(.outOfOrder, "\(name) expected position \(cursor.position + 1), handed \(event.position)")
         }
-        func poison(_ message: String) -> Poison {
-            Poison(stop: ProjectionStop(position: event.position, stream: event.stream, type: event.type, error: message))
+        func poison(_ message: String, _ kind: ProjectionStop.Kind = .poison) -> Poison {
+            Poison(
+                stop: ProjectionStop(
+                    position: event.position, stream: event.stream, type: event.type, error: message, kind: kind))
         }
         switch prepared.work {
         case .pass:
             break
         case .poison(let reason):
             throw poison(reason)
+        case .brokenChain(let reason):
+            throw poison(reason, .brokenChain)
         case .keyStoreUnreadable(let reason):
             // Rolls the batch back and records nothing: the file is fine, the keys are out of reach.
             throw ProjectorError(
@@ -269,12 +274,12 @@ public final class ProjectionDatabase {
         try connection.statement(
             """
             UPDATE strata_checkpoint SET position = ?, hash = ?, stopped_position = ?, stopped_stream = ?,
-              stopped_type = ?, stopped_error = ? WHERE name = ?
+              stopped_type = ?, stopped_error = ?, stopped_kind = ? WHERE name = ?
             """
         ).run([
             .integer(cursor.position), .text(cursor.hash), stop.map { .integer($0.position) } ?? .null,
             stop.map { .text($0.stream) } ?? .null, stop.map { .text($0.type) } ?? .null,
-            stop.map { .text($0.error) } ?? .null, .text(name),
+            stop.map { .text($0.error) } ?? .null, stop.map { .text($0.kind.rawValue) } ?? .null, .text(name),
         ])
     }
 
@@ -294,10 +299,20 @@ public final class ProjectionDatabase {
 
     /// Passes over the poison event the projection stopped at: recorded in
     /// `strata_skipped` with the reason, so rebuilds skip it too and the act stays visible.
+    /// A broken chain is refused: a skipped event's hash is taken as it is, so the file would
+    /// go on along the store's chain from there, splicing a history it never applied onto its
+    /// own (and the audit log would attest to it).
     public func skip(position: Int64, reason: String) throws(ProjectorError) {
         guard let stop else { throw ProjectorError(.invalidRequest, "\(name) is not stopped; only a stopped event can be skipped") }
         guard stop.position == position else {
             throw ProjectorError(.invalidRequest, "\(name) stopped at position \(stop.position), not \(position)")
+        }
+        guard stop.kind == .poison else {
+            throw ProjectorError(
+                .invalidRequest,
+                "\(name) cannot skip position \(position): the hash chain is broken there, so the store is not the "
+                    + "history this file applied, and the file would go on along another chain; "
+                    + ProjectionStop.restoreOrRebuild(name))
         }
         guard !reason.isEmpty else { throw ProjectorError(.invalidRequest, "say why the event is skipped (--reason)") }
         do {
@@ -479,6 +494,25 @@ public final class ProjectionDatabase {
         return deferred
     }
 
+    /// Files written before stops had a kind lack `stopped_kind`: it is added to them, and to a
+    /// new file right after `metaSchema`, so that both end with the same definition (which
+    /// `rebuild --compare` holds a live file to). A stop recorded without it is told by its
+    /// error (`readState`).
+    private static func addStopKind(_ c: SQLiteConnection, name: String) throws(ProjectorError) {
+        do {
+            guard try !hasStopKind(c) else { return }
+            try c.execute("ALTER TABLE strata_checkpoint ADD COLUMN stopped_kind TEXT")
+        } catch {
+            throw ProjectorError(.io, "cannot add stopped_kind to the \(name) checkpoint in \(c.path): \(error)")
+        }
+    }
+
+    /// Whether the checkpoint table has `stopped_kind` (a file an earlier version wrote may not).
+    private static func hasStopKind(_ c: SQLiteConnection) throws -> Bool {
+        try c.scalarInteger(
+            "SELECT count(*) FROM pragma_table_info('strata_checkpoint') WHERE name = 'stopped_kind'") == 1
+    }
+
     /// Whether a schema statement creates an index that is not UNIQUE.
     static func isPlainIndex(_ statement: String) -> Bool {
         let words = statement.split(whereSeparator: \.isWhitespace).prefix(2).map { $0.uppercased() }
@@ -493,17 +527,24 @@ public final class ProjectionDatabase {
 
     static func readState(_ c: SQLiteConnection, name: String) throws(ProjectorError) -> State {
         do {
+            // Read-only (`strata status`), a file an earlier version wrote is read as it is.
+            let kind = try hasStopKind(c) ? "stopped_kind" : "NULL"
             let s = try c.statement(
                 """
-                SELECT position, hash, stopped_position, stopped_stream, stopped_type, stopped_error
+                SELECT position, hash, stopped_position, stopped_stream, stopped_type, stopped_error, \(kind)
                 FROM strata_checkpoint WHERE name = ?
                 """)
             try s.bind([.text(name)])
             defer { s.reset() }
             guard try s.step() else { throw ProjectorError(.foreign, "\(c.path) has no checkpoint for \(name)") }
-            let stop =
-                s.isNull(2)
-                ? nil : ProjectionStop(position: s.int64(2), stream: s.text(3), type: s.text(4), error: s.text(5))
+            var stop: ProjectionStop?
+            if !s.isNull(2) {
+                let error = s.text(5)
+                stop = ProjectionStop(
+                    position: s.int64(2), stream: s.text(3), type: s.text(4), error: error,
+                    kind: (s.isNull(6) ? nil : ProjectionStop.Kind(rawValue: s.text(6)))
+                        ?? ProjectionStop.Kind(recordedError: error))
+            }
             return State(position: s.int64(0), hash: s.text(1), stop: stop)
         } catch let error as ProjectorError {
             throw error

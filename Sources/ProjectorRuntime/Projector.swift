@@ -165,10 +165,7 @@ public final class Projector: Sendable {
             connections = try connect(opening: historyOpened != nil)
             if let act = settings.operatorAct { try perform(act, on: database) }
             if let stop = database.stop {
-                throw ProjectorError(
-                    .stopped,
-                    "\(settings.name) \(stop); fix the projection and run `strata project \(settings.name) --resume`, "
-                        + "or pass over the event with `--skip \(stop.position) --reason TEXT`")
+                throw ProjectorError(.stopped, "\(settings.name) \(stop); \(stop.wayOut(settings.name))")
             }
         } catch {
             startFailure.withLock { $0 = error }

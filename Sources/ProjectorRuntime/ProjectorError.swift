@@ -61,19 +61,60 @@ public struct ProjectorError: Error, Sendable, Equatable, CustomStringConvertibl
 /// Recorded in the projection file with the checkpoint, so `strata status` shows it and
 /// a restarted projector does not pass over it silently.
 public struct ProjectionStop: Sendable, Equatable, CustomStringConvertible {
+    /// Why the event was not applied, which decides what an operator may do about it.
+    public enum Kind: String, Sendable {
+        /// A projection cannot read or apply the event: a fix and `--resume`, or `--skip`.
+        case poison = "POISON"
+        /// The event does not continue the chain the file applied (its `prevHash` is not the
+        /// hash before it, or its hash does not recompute): the store is not the history the
+        /// file was built from. Nothing about the projection is wrong, and passing over the event
+        /// would carry the file on along that other chain, so it cannot be skipped.
+        case brokenChain = "BROKEN_CHAIN"
+
+        /// The words every broken chain's error begins with (`EventPreparer`): how a stop recorded
+        /// before kinds were, with its error alone, is told apart.
+        static let brokenChainWords = "the hash chain is broken"
+
+        /// The kind of a stop recorded with its error alone (by an earlier version).
+        init(recordedError error: String) {
+            self = error.hasPrefix(Self.brokenChainWords) ? .brokenChain : .poison
+        }
+    }
+
     public let position: Int64
     public let stream: String
     public let type: String
     public let error: String
+    public let kind: Kind
 
-    public init(position: Int64, stream: String, type: String, error: String) {
+    public init(position: Int64, stream: String, type: String, error: String, kind: Kind) {
         self.position = position
         self.stream = stream
         self.type = type
         self.error = error
+        self.kind = kind
     }
 
     public var description: String { "stopped at position \(position) (\(type) on \(stream)): \(error)" }
+
+    /// What an operator can do about the stop of projection `name`, in the words its projector
+    /// ends with.
+    public func wayOut(_ name: String) -> String {
+        switch kind {
+        case .poison:
+            "fix the projection and run `strata project \(name) --resume`, or pass over the event with "
+                + "`--skip \(position) --reason TEXT`"
+        case .brokenChain:
+            "the store is not the history this file applied, which no skip mends: "
+                + Self.restoreOrRebuild(name)
+        }
+    }
+
+    /// The way out of a broken chain: the store must be put right (or the file made from it).
+    static func restoreOrRebuild(_ name: String) -> String {
+        "run `strata verify`, restore events.db from a backup and run `strata project \(name) --resume`, or, if "
+            + "the store verifies, rebuild the file from it (`strata rebuild \(name)`)"
+    }
 }
 
 /// An event an operator told a projection to pass over, and why (`strata_skipped`).

@@ -18,6 +18,7 @@ import Testing
             case .pass: "\(event.event.position) pass"
             case .apply(_, let projections): "\(event.event.position) apply \(projections.count)"
             case .poison(let reason): "\(event.event.position) poison \(reason)"
+            case .brokenChain(let reason): "\(event.event.position) broken chain \(reason)"
             case .keyStoreUnreadable(let reason): "\(event.event.position) key store \(reason)"
             }
         }

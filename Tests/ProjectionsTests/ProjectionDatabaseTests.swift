@@ -84,7 +84,7 @@ private func registered(_ id: String, username: String? = nil) -> StrataEvent {
         #expect(h.database.checkpoint == 1)
         let stop = try #require(h.database.stop)
         #expect(stop.position == 2 && stop.type == "UserRegistered" && stop.stream == "user-u2")
-        #expect(stop.error.contains("poison is not a username"))
+        #expect(stop.error.contains("poison is not a username") && stop.kind == .poison)
         #expect(try h.rows("SELECT users FROM user_count") == [[1]])
         #expect(try h.rows("SELECT stopped_position, stopped_error IS NOT NULL FROM strata_checkpoint") == [[2, 1]])
         // Nothing after it is applied until an operator acts.
@@ -116,6 +116,80 @@ private func registered(_ id: String, username: String? = nil) -> StrataEvent {
         try h.database.apply([first, tampered])
         #expect(h.database.checkpoint == 1)
         #expect(h.database.stop?.error.contains("hash chain is broken") == true)
+        #expect(h.database.stop?.kind == .brokenChain)
+    }
+
+    /// A skip takes the skipped event's hash as it is: at a broken chain the file would go on
+    /// along a chain it never applied. Refused, with the stop and the file as they were; the
+    /// kind is recorded with the stop, so a reader of the file sees it too.
+    @Test func aBrokenChainCannotBeSkipped() throws {
+        let h = try ProjectionHarness([UserCount()])
+        let first = try h.record(registered("u1"), stream: "user-u1")
+        let second = try h.record(registered("u2"), stream: "user-u2")
+        let third = try h.record(registered("u3"), stream: "user-u3")
+        let foreign = RecordedEvent(
+            position: second.position, stream: second.stream, version: second.version, type: second.type,
+            schemaVersion: second.schemaVersion, recordedAt: second.recordedAt, data: second.data,
+            metadata: second.metadata, prevHash: String(repeating: "ab", count: 32), hash: second.hash)
+        try h.database.apply([first, foreign, third])
+        #expect(h.database.stop?.kind == .brokenChain)
+        let refusal = #expect(throws: ProjectorError.self) { try h.database.skip(position: 2, reason: "why not") }
+        #expect(refusal?.kind == .invalidRequest)
+        #expect(refusal?.message.contains("cannot skip position 2") == true, "\(String(describing: refusal))")
+        #expect(refusal?.message.contains("`strata verify`") == true, "\(String(describing: refusal))")
+        #expect(h.database.stop?.position == 2 && h.database.checkpoint == 1)
+        #expect(try h.rows("SELECT count(*) FROM strata_skipped") == [[0]])
+        #expect(try h.rows("SELECT stopped_kind FROM strata_checkpoint") == [["BROKEN_CHAIN"]])
+        let snapshot = try #require(try ProjectionSnapshot(path: h.database.path))
+        #expect(snapshot.stop?.kind == .brokenChain)
+    }
+
+    /// A file an earlier version wrote has no `stopped_kind`: read as it is, its stop is told by
+    /// its error; opened for writing, it gains the column with the definition a new file has.
+    @Test(arguments: [
+        ("the hash chain is broken: prevHash ab is not the hash of position 1 (cd)", ProjectionStop.Kind.brokenChain),
+        ("user_count cannot apply it: poison is not a username", .poison),
+    ])
+    func aStopAnEarlierVersionRecordedIsToldByItsError(error: String, kind: ProjectionStop.Kind) throws {
+        let h = try ProjectionHarness([UserCount()])
+        let events = [
+            try h.record(registered("u1"), stream: "user-u1"), try h.record(registered("u2"), stream: "user-u2"),
+        ]
+        let path = h.directory.appendingPathComponent("earlier.db").path
+        let fresh = h.directory.appendingPathComponent("fresh.db").path
+        for file in [path, fresh] {
+            let database = try ProjectionDatabase(path: file, name: "test", projections: [UserCount()])
+            try database.apply(events.prefix(1))
+        }
+        do {
+            let earlier = try SQLiteConnection(path: path, mode: .readWrite)
+            try earlier.execute("ALTER TABLE strata_checkpoint DROP COLUMN stopped_kind")
+            try earlier.statement(
+                """
+                UPDATE strata_checkpoint SET stopped_position = 2, stopped_stream = 'user-u2',
+                  stopped_type = 'UserRegistered', stopped_error = ?
+                """
+            ).run([.text(error)])
+        }
+        let snapshot = try #require(try ProjectionSnapshot(path: path))
+        #expect(snapshot.stop?.kind == kind && snapshot.stop?.error == error)
+        // Compared with a new file, the stop and the column it lacks are no difference.
+        #expect(try snapshot.compare(with: fresh).difference == nil)
+
+        let database = try ProjectionDatabase(path: path, name: "test", projections: [UserCount()])
+        #expect(database.stop?.kind == kind)
+        let definition = "SELECT sql FROM sqlite_master WHERE name = 'strata_checkpoint'"
+        let opened = try SQLiteConnection(path: fresh, mode: .readOnly)
+        #expect(try database.query(definition) == [[.text(try #require(try opened.scalarText(definition)))]])
+        switch kind {
+        case .brokenChain:
+            #expect(throws: ProjectorError.self) { try database.skip(position: 2, reason: "a test") }
+            #expect(database.stop?.position == 2)
+        case .poison:
+            try database.skip(position: 2, reason: "a test")
+            try database.apply(events[1...])
+            #expect(database.stop == nil && database.checkpoint == 2)
+        }
     }
 
     /// A large batch is checked and decoded in two parts on two threads: a poison event

@@ -54,11 +54,14 @@ private struct Users: Projection {
 
 @Suite(.serialized) struct PoisonEventTests {
     /// An event whose bytes were changed in the store breaks the chain: the projector stops
-    /// there, says so, `status` shows it, and only an operator's explicit skip moves it on.
-    @Test func aTamperedEventStopsTheProjectorUntilAnOperatorSkipsIt() throws {
+    /// there, says so, `status` shows it, and no operator's skip moves it on (it would take the
+    /// tampered event's word for its hash); events.db restored from a backup and --resume do.
+    @Test func aTamperedEventStopsTheProjectorUntilTheStoreIsRestored() throws {
         let system = try System("poison")
         try system.send(system.workload.setup())
         try system.send((0..<20).flatMap { system.workload.loan($0) })
+        let backup = try system.backUpStore()
+        defer { try? FileManager.default.removeItem(at: backup) }
         system.service.stop()
         let storePath = system.data.appendingPathComponent("events.db").path
         let victim: Int64 = 30
@@ -89,20 +92,109 @@ private struct Users: Projection {
         #expect(compared.stdout.contains("equal: the live readmodels at position \(victim - 1)"), "\(compared.stdout)")
         #expect(compared.stdout.contains("the live readmodels is stopped at position \(victim)"), "\(compared.stdout)")
 
-        // Starting it again without an operator's act refuses, naming the way out.
+        // Starting it again without an operator's act refuses, naming the way out, which is no skip.
         let again = try system.projector("readmodels")
         #expect(again.waitForExit(timeout: 60) == 1)
-        #expect(again.log.contains("--skip \(victim) --reason"), "\(again.log)")
+        #expect(again.log.contains("run `strata verify`, restore events.db from a backup"), "\(again.log)")
+        #expect(!again.log.contains("--skip"), "\(again.log)")
+        try Self.expectNotSkipped(system, "readmodels", at: victim, ["--skip", "\(victim)", "--reason", "tampered"])
 
-        // Skipping is explicit, logged and recorded; then the projector runs to the head.
-        let skipping = try system.projector("readmodels", ["--skip", "\(victim)", "--reason", "tampered in a test"])
-        try skipping.waitForLine(containing: "skipped position \(victim)")
+        // The store put right, the same event applies: the projector runs to the head.
+        try system.restoreStore(backup)
+        let resuming = try system.projector("readmodels", ["--resume"])
+        try resuming.waitForLine(containing: "resuming at position \(victim)")
         try system.waitForCheckpoint("readmodels", head)
-        skipping.stop()
-        let after = try ChildProcess.strata(["status", "--format", "json", "--data", system.data.path])
-        #expect(after.exitCode == 0, "\(after.stdout)")
-        // A rebuild passes over the same event, so it equals the live file.
+        #expect(resuming.stop() == 0, "\(resuming.log)")
         try system.expectEqualToRebuild("readmodels")
+    }
+
+    /// An event whose prevHash is not the hash before it: the store's chain from there on is not
+    /// the one the file applied. Skipping it would carry on along that chain, splicing it onto the
+    /// file's (the audit log would then attest to a chain that is none): both projectors refuse.
+    @Test(arguments: ["readmodels", "audit"])
+    func aSkipIsRefusedWhereTheChainIsBroken(name: String) throws {
+        let system = try System("broken-link-\(name)")
+        try system.send(system.workload.setup())
+        try system.send((0..<5).flatMap { system.workload.loan($0) })
+        system.service.stop()
+        let victim: Int64 = 20
+        do {
+            let store = try SQLiteConnection(path: system.storePath, mode: .readWrite)
+            try store.statement("UPDATE events SET prev_hash = ? WHERE position = ?")
+                .run([.text(String(repeating: "ab", count: 32)), .integer(victim)])
+            #expect(store.changes == 1)
+        }
+        try system.restartService()
+
+        let projector = try system.projector(name)
+        #expect(projector.waitForExit(timeout: 60) == 1, "\(projector.log)")
+        #expect(projector.log.contains("stopped at position \(victim)"), "\(projector.log)")
+        #expect(projector.log.contains("is not the hash of position \(victim - 1)"), "\(projector.log)")
+        #expect(projector.log.contains("no skip mends"), "\(projector.log)")
+        try Self.expectNotSkipped(system, name, at: victim, ["--skip", "\(victim)", "--reason", "looks harmless"])
+    }
+
+    /// `--skip` at a broken chain: exit 1, naming why and the way out; the file keeps its stop and
+    /// records no skip.
+    static func expectNotSkipped(
+        _ system: System, _ name: String, at victim: Int64, _ act: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let skipping = try system.projector(name, act)
+        let exit = skipping.waitForExit(timeout: 30)
+        if exit == nil { skipping.stop() }
+        #expect(exit == 1, "\(skipping.log)", sourceLocation: sourceLocation)
+        #expect(
+            skipping.log.contains("cannot skip position \(victim)"), "\(skipping.log)", sourceLocation: sourceLocation)
+        #expect(skipping.log.contains("`strata verify`"), "\(skipping.log)", sourceLocation: sourceLocation)
+        #expect(!skipping.log.contains("skipped position"), "\(skipping.log)", sourceLocation: sourceLocation)
+        let snapshot = try #require(
+            try ProjectionSnapshot(path: system.data.appendingPathComponent("\(name).db").path),
+            sourceLocation: sourceLocation)
+        #expect(snapshot.checkpoint == victim - 1, sourceLocation: sourceLocation)
+        #expect(snapshot.stop?.position == victim, sourceLocation: sourceLocation)
+        #expect(try snapshot.skips().isEmpty, sourceLocation: sourceLocation)
+    }
+
+    /// An ordinary poison event is still passed over by --skip, in either projection, also where
+    /// an earlier version recorded the stop (without its kind): the projector runs to the head, and
+    /// a rebuild, which passes over the same event, equals the file.
+    @Test(arguments: ["readmodels", "audit"], [false, true])
+    func aSkipPassesOverAPoisonEvent(name: String, earlierFile: Bool) throws {
+        let system = try System("skip-\(name)")
+        try system.send(system.workload.setup())
+        let first = try system.projector(name)
+        let checkpoint = try system.service.store().head()
+        try system.waitForCheckpoint(name, checkpoint)
+        #expect(first.stop() == 0, "\(first.log)")
+        // A user nothing later refers to, so that the events after it apply without it.
+        try system.send([
+            CommandBody(
+                id: "register-skipped", type: "RegisterUser", actor: "skipped",
+                payload: ["userId": "skipped", "username": "skipped", "email": "skipped@example.com", "role": "AGENT"])
+        ])
+        let poison = checkpoint + 1
+        try system.send((0..<3).flatMap { system.workload.loan($0) })
+        let head = try system.service.store().head()
+        do {
+            let file = try SQLiteConnection(
+                path: system.data.appendingPathComponent("\(name).db").path, mode: .readWrite)
+            try file.statement(
+                """
+                UPDATE strata_checkpoint SET stopped_position = ?, stopped_stream = 'user-skipped',
+                  stopped_type = 'UserRegistered', stopped_error = 'users cannot apply it: a test',
+                  stopped_kind = 'POISON'
+                """
+            ).run([.integer(poison)])
+            if earlierFile { try file.execute("ALTER TABLE strata_checkpoint DROP COLUMN stopped_kind") }
+        }
+        let skipping = try system.projector(name, ["--skip", "\(poison)", "--reason", "a test"])
+        try skipping.waitForLine(containing: "skipped position \(poison)")
+        try system.waitForCheckpoint(name, head)
+        #expect(skipping.stop() == 0, "\(skipping.log)")
+        let snapshot = try #require(try ProjectionSnapshot(path: system.data.appendingPathComponent("\(name).db").path))
+        #expect(try snapshot.skips().map(\.position) == [poison])
+        try system.expectEqualToRebuild(name)
     }
 
     /// A stop asked for while the live batch in hand holds a poison event ends the projector

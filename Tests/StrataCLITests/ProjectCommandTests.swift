@@ -1,4 +1,4 @@
-import EventStore
+import Events
 import Foundation
 import ProjectorRuntime
 import Projections
@@ -98,15 +98,17 @@ struct ProjectCommandTests {
         }
     }
 
-    /// A readmodels file stopped at position 1 (an event whose hash does not recompute).
+    /// A readmodels file stopped at position 1, at a poison event (an agent approved who never
+    /// registered), which --skip may pass over.
     static func stopAtPositionOne(_ path: String) throws {
+        let history = try ProjectionHarness([])
+        let event = try history.record(
+            .agentApproved(
+                AgentApproved(
+                    agentId: "agent-9", approvedBy: "admin-1", approvedAt: Timestamp("2026-01-02T09:00:00.000Z")!)),
+            stream: "user-agent-9")
         let database = try ProjectionDatabase(path: path, name: "readmodels", projections: ReadModels.all)
-        try database.apply([
-            RecordedEvent(
-                position: 1, stream: "user-u1", version: 1, type: "UserRegistered", schemaVersion: 1,
-                recordedAt: "2026-01-02T09:00:00.000Z", data: Array("{}".utf8), metadata: Array("{}".utf8),
-                prevHash: HashChain.genesisHex, hash: String(repeating: "ab", count: 32))
-        ])
-        try #require(database.stop?.position == 1)
+        try database.apply([event])
+        try #require(database.stop?.position == 1 && database.stop?.kind == .poison)
     }
 }

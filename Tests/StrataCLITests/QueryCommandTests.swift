@@ -393,6 +393,16 @@ struct QueryCommandTests {
                 == "strata query: warning: readmodels is stopped at position \(history.head + 1) (PaymentReceived on "
                 + "loan-L9): cannot apply; the answer reflects position \(history.head) and will not move until an "
                 + "operator acts (strata project readmodels --resume or --skip)\n")
+        // A broken chain is no event to skip: the store must be put right first.
+        let broken = try SQLiteConnection(path: history.data.path + "/readmodels.db", mode: .readWrite)
+        try broken.execute(
+            "UPDATE strata_checkpoint SET stopped_error = 'the hash chain is broken: a test', "
+                + "stopped_kind = 'BROKEN_CHAIN' WHERE name = 'readmodels'")
+        broken.close()
+        let warned = try strata(["query", "accounts", "--data", history.data.path], expecting: 0)
+        #expect(
+            warned.stderr.hasSuffix("(strata project readmodels --resume, once the store is put right)\n"),
+            "\(warned.stderr)")
         let audit = try strata(["query", "audit", "--data", history.data.path], expecting: 0)
         #expect(audit.stderr.isEmpty, "the audit projection is not stopped")
     }

@@ -2,6 +2,7 @@ import EventStore
 import Foundation
 import ProjectorRuntime
 import Projections
+import StrataCore
 import StrataSQLite
 import StrataTesting
 import Testing
@@ -31,6 +32,27 @@ import Testing
         #expect(position == history.head)
         let store = try SQLiteConnection(path: history.data.appendingPathComponent("events.db").path, mode: .readWrite)
         try store.statement("UPDATE events SET data = data || ' ' WHERE position = ?").run([.integer(position)])
+        #expect(store.changes == 1)
+        return position
+    }
+
+    /// Makes the last event in the store (a payment nothing later depends on) one no projection
+    /// can read, its hash recomputed so that the chain still holds: a poison event, which an
+    /// operator may skip. Returns its position.
+    private func poisonTheLastEvent(_ history: KnownHistory) throws -> Int64 {
+        let path = history.data.appendingPathComponent("events.db").path
+        let position = try #require(history.positions["pay-INV1"]?.upperBound)
+        #expect(position == history.head)
+        let event = try #require(try SQLiteEventStore(readingAt: path).events(after: position - 1, limit: 1).first)
+        let poisoned = RecordedEvent(
+            position: event.position, stream: event.stream, version: event.version, type: event.type,
+            schemaVersion: event.schemaVersion, recordedAt: event.recordedAt, data: Array("{}".utf8),
+            metadata: event.metadata, prevHash: event.prevHash, hash: "")
+        let previous = try #require(Hex.decode(event.prevHash))
+        let hash = HashChain.hash(previous: previous, canonicalEvent: poisoned.canonicalBody)
+        let store = try SQLiteConnection(path: path, mode: .readWrite)
+        try store.statement("UPDATE events SET data = '{}', hash = ? WHERE position = ?")
+            .run([.text(Hex.encode(hash)), .integer(position)])
         #expect(store.changes == 1)
         return position
     }
@@ -138,14 +160,14 @@ import Testing
         let history = try KnownHistory.make()
         defer { history.remove() }
         let data = history.data.path
-        let victim = try tamperWithTheLastEvent(history)
+        let victim = try poisonTheLastEvent(history)
         // The live file, built again from the changed store, stops there; an operator skips it.
         let live = data + "/readmodels.db"
         try FileManager.default.removeItem(atPath: live)
         let store = try SQLiteEventStore(readingAt: data + "/events.db")
         let built = try Rebuild.run(
             name: "readmodels", projections: ReadModels.all, from: StoreHistory(store: store), into: live)
-        #expect(built.stop?.position == victim)
+        #expect(built.stop?.position == victim && built.stop?.kind == .poison)
         do {
             let database = try ProjectionDatabase(path: live, name: "readmodels", projections: ReadModels.all)
             try database.skip(position: victim, reason: "tampered in a test")

@@ -17,7 +17,9 @@ enum ProjectCommand {
                 "subscriber-buffer", value: "BYTES",
                 help: "The subscriber's kernel receive buffer (default: the system's, growing as needed)."),
             OptionSpec("resume", help: "Clear a recorded stop and try the event again (after a fix)."),
-            OptionSpec("skip", value: "POSITION", help: "Pass over the event the projection stopped at (needs --reason)."),
+            OptionSpec(
+                "skip", value: "POSITION",
+                help: "Pass over the event the projection stopped at (needs --reason; never a broken chain)."),
             OptionSpec("reason", value: "TEXT", help: "Why the event is skipped; recorded in strata_skipped."),
             OptionSpec(
                 "open-through-history",
@@ -46,21 +48,27 @@ enum ProjectCommand {
             logged, recorded in the file and shown by `strata status`, and the process exits 1. Once the
             cause is fixed, --resume tries that event again; --skip POSITION --reason TEXT passes over it
             (recorded, and honoured by `strata rebuild`). Either is done only once the metrics file, the
-            projection file and both endpoints have proved usable. While history does not answer, or
-            answers that the service is stopping or its store could not be read, it asks again a second
-            after each try (one that gets no answer waits 5 s), reading the bus's heartbeats meanwhile;
-            any other refusal would come again (a key without the scope, personal data history cannot
-            open), so it exits 1 naming it.
+            projection file and both endpoints have proved usable.
+
+            An event that breaks the hash chain stops it too, but --skip refuses it (exit 1): the store
+            is not the history the file applied, and the file would go on along another chain. Run
+            `strata verify`, restore events.db from a backup and --resume, or rebuild the file from a
+            store that verifies.
+
+            While history does not answer, or answers that the service is stopping or its store could
+            not be read, it asks again a second after each try (one that gets no answer waits 5 s),
+            reading the bus's heartbeats meanwhile; any other refusal would come again (a key without the
+            scope, personal data history cannot open), so it exits 1 naming it.
 
             --metrics-file PATH writes its position, the head it knows, the lag in events and seconds, in
             the Prometheus text exposition format, replacing the file whole every --metrics-interval
             seconds and once more when it stops.
 
             SIGINT or SIGTERM stops it after the batch in hand (exit 0; 1 if that batch held an event a
-            projection cannot apply). Exit codes: 0 stopped; 1 stopped at an event, a file ahead of or
-            not from the store, a refusal from history; 2 usage or environment (no usable key, a malformed
-            endpoint, a projection file that cannot be opened or written, another projector on the file,
-            no readable key store, a metrics file that cannot be written).
+            projection cannot apply). Exit codes: 0 stopped; 1 stopped at an event, a refused --resume or
+            --skip, a file ahead of or not from the store, a refusal from history; 2 usage or environment
+            (no usable key, a malformed endpoint, a projection file that cannot be opened or written,
+            another projector on the file, no readable key store, a metrics file that cannot be written).
             """)
 
     static let subcommand = Subcommand(spec: spec, stopsOnSignals: true) { arguments, environment in
@@ -135,9 +143,7 @@ enum ProjectCommand {
             logger.info("stopped position=\(projector.finalCheckpoint)")
             return 0
         case .poisoned(let stop):
-            throw CommandFailure.problem(
-                "\(target.name) \(stop); fix the projection and run with --resume, or pass over it with "
-                    + "--skip \(stop.position) --reason TEXT")
+            throw CommandFailure.problem("\(target.name) \(stop); \(stop.wayOut(target.name))")
         case .failed(let error):
             throw failure(ProjectorError(error.kind, "stopped after a failure: \(error.message)"))
         }

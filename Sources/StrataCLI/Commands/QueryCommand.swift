@@ -147,10 +147,11 @@ enum QueryCommand {
         // The answer is right as of its position, but that position will not move: say so
         // where a person or a log sees it, leaving the answer itself as it is.
         if asOf == nil, let stop = view.stop {
+            let acts = stop.kind == .poison ? "--resume or --skip" : "--resume, once the store is put right"
             write(
                 "strata query: warning: \(query.file) is \(stop); the answer reflects position "
                     + "\(view.position) and will not move until an operator acts "
-                    + "(strata project \(query.file) --resume or --skip)\n", to: .standardError)
+                    + "(strata project \(query.file) \(acts))\n", to: .standardError)
         }
         return 0
     }
