@@ -105,19 +105,29 @@ public final class CommandWriter {
     /// command is answered INTERNAL (not journaled, so a retry is decided afresh) and the
     /// cache is rebuilt, so no uncommitted decision lingers; if the store cannot be read for
     /// that, the next batch rebuilds it first, and is answered INTERNAL while it cannot.
+    /// A retry of a command journaled before the batch is answered from the journal all the
+    /// same: its answer never depended on this commit, and an INTERNAL ("not recorded") would
+    /// tell its client to send it anew under another id, and so do it twice.
     public func process(_ batch: [Pending]) -> Committed {
         cache.trimIfNeeded()
         let now = clock.now()
         var decided: [Decided] = []
         decided.reserveCapacity(batch.count)
         var seen: Set<String> = []
+        // By command id: the entries of commands journaled before the batch (retries, rare).
+        var journaled: [String: JournalEntry] = [:]
         var encoding = EventEncoding(thread: encoder)
         do throws(StoreError) {
             try cache.refreshIfStale()
             try store.readingTogether { () throws(StoreError) in
                 for pending in batch {
-                    let first = seen.insert(pending.body.id).inserted
-                    decided.append(try decide(pending, now: now, firstInBatch: first, encoding: &encoding))
+                    // The same id twice in one batch: the second is answered as the first.
+                    var isRetry = !seen.insert(pending.body.id).inserted
+                    if !isRetry, let earlier = try store.journalEntry(commandId: pending.body.id) {
+                        journaled[pending.body.id] = earlier
+                        isRetry = true
+                    }
+                    decided.append(try decide(pending, now: now, isRetry: isRetry, encoding: &encoding))
                 }
             }
             let encoded = try encoding.finish()
@@ -146,21 +156,10 @@ public final class CommandWriter {
             var replies: [(routingId: [UInt8], reply: CommandReply)] = []
             var partial = false
             for (index, result) in results.enumerated() {
-                let pending = batch[index]
-                switch result {
-                case .recorded(.accepted(let appended)):
-                    replies.append((pending.routingId, .accepted(id: pending.body.id, duplicate: false, events: appended)))
-                case .recorded(.refused(let error)):
-                    // The store refused what was decided (a version conflict): the cache
-                    // holds events that were never written.
-                    if case .append = writes[index].decision { partial = true }
-                    replies.append((pending.routingId, .refused(id: pending.body.id, duplicate: false, error: error)))
-                case .duplicate(let entry):
-                    replies.append((pending.routingId, Self.reply(to: entry, id: pending.body.id)))
-                case .idReused:
-                    replies.append(
-                        (pending.routingId, .refused(id: pending.body.id, duplicate: false, error: result.outcome.refusal!)))
-                }
+                // The store refused what was decided (a version conflict): the cache holds
+                // events that were never written.
+                if case .recorded(.refused) = result, case .append = writes[index].decision { partial = true }
+                replies.append((batch[index].routingId, Self.reply(to: result, id: batch[index].body.id)))
             }
             // The batch is committed whatever the rebuild comes to: its replies stand.
             if partial { cache.discardUncommitted() }
@@ -173,9 +172,15 @@ public final class CommandWriter {
             sealer?.discardNewKeys()
             cache.discardUncommitted()
             let failure = StrataError(.internal, reason: "STORE_FAILURE", "the command was not recorded: \(error)")
-            return Committed(
-                replies: batch.map { ($0.routingId, .refused(id: $0.body.id, duplicate: false, error: failure)) },
-                events: [], failure: error)
+            let replies = batch.map { pending -> (routingId: [UInt8], reply: CommandReply) in
+                guard let earlier = journaled[pending.body.id] else {
+                    return (pending.routingId, .refused(id: pending.body.id, duplicate: false, error: failure))
+                }
+                let result = CommandResult.answering(
+                    bodyDigest: pending.bodyDigest, keyId: pending.keyId, journaledAs: earlier)
+                return (pending.routingId, Self.reply(to: result, id: pending.body.id))
+            }
+            return Committed(replies: replies, events: [], failure: error)
         }
     }
 
@@ -210,7 +215,7 @@ public final class CommandWriter {
     /// One command's decision; accepted events are applied to the cache and handed to
     /// `encoding`.
     private func decide(
-        _ pending: Pending, now: Timestamp, firstInBatch: Bool, encoding: inout EventEncoding
+        _ pending: Pending, now: Timestamp, isRetry: Bool, encoding: inout EventEncoding
     ) throws(StoreError) -> Decided {
         let body = pending.body
         // The journal names the type and actor as sent when they can be names at all; a
@@ -222,8 +227,6 @@ public final class CommandWriter {
         }
         // A retry (or the same id twice in one batch) is answered from the journal by the
         // store; deciding it again could only disturb the cache.
-        var isRetry = !firstInBatch
-        if !isRetry { isRetry = try store.journalEntry(commandId: body.id) != nil }
         if isRetry {
             return try write(.refuse(StrataError(.internal, "not decided: a retry")), type: type)
         }
@@ -310,17 +313,13 @@ public final class CommandWriter {
         return failure
     }
 
-    private static func reply(to entry: JournalEntry, id: String) -> CommandReply {
-        switch entry.outcome {
-        case .accepted(let events): .accepted(id: id, duplicate: true, events: events)
-        case .refused(let error): .refused(id: id, duplicate: true, error: error)
+    /// The reply to command `id` for what the store made of it: decided now, a retry answered
+    /// with its original outcome, or a CONFLICT for another body or key under a journaled id.
+    private static func reply(to result: CommandResult, id: String) -> CommandReply {
+        let duplicate = if case .duplicate = result { true } else { false }
+        switch result.outcome {
+        case .accepted(let events): return .accepted(id: id, duplicate: duplicate, events: events)
+        case .refused(let error): return .refused(id: id, duplicate: duplicate, error: error)
         }
-    }
-}
-
-extension CommandOutcome {
-    var refusal: StrataError? {
-        if case .refused(let error) = self { return error }
-        return nil
     }
 }

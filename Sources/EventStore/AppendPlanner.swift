@@ -105,10 +105,7 @@ package enum AppendPlanner {
             guard let earlier = try backend.journalEntry(commandId: command.commandId) else {
                 throw StoreError(.corrupt, "command \(command.commandId) is journaled, yet its entry cannot be found")
             }
-            // A retry is the same body from the same key; anything else under that id must
-            // not learn (or share) the first command's outcome.
-            let isRetry = earlier.bodyDigest == command.bodyDigest && earlier.keyId == command.keyId
-            results.append(isRetry ? .duplicate(earlier) : .idReused(earlier))
+            results.append(.answering(bodyDigest: command.bodyDigest, keyId: command.keyId, journaledAs: earlier))
         }
 
         var tip = start

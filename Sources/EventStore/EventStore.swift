@@ -260,6 +260,15 @@ public struct JournalEntry: Sendable, Equatable {
 
 /// The answer to one command of an `append` call.
 public enum CommandResult: Sendable, Equatable {
+    /// The answer to a command whose id `earlier` journaled: a retry is the same body from
+    /// the same key; anything else under that id must not learn (or share) the first
+    /// command's outcome.
+    public static func answering(
+        bodyDigest: [UInt8], keyId: String?, journaledAs earlier: JournalEntry
+    ) -> CommandResult {
+        earlier.bodyDigest == bodyDigest && earlier.keyId == keyId ? .duplicate(earlier) : .idReused(earlier)
+    }
+
     /// Decided now and journaled: accepted (events written) or refused (a version
     /// conflict found by the store, or the refusal the caller decided).
     case recorded(CommandOutcome)

@@ -234,6 +234,31 @@ struct CommandWriterTests {
         #expect(try inner.journalEntry(commandId: "c1") == nil)
     }
 
+    /// A retry of a command journaled before a batch whose commit fails is answered from the
+    /// journal, as it would be in a batch that commits: "not recorded" (INTERNAL) would have
+    /// its client send it anew under another id, and so apply it twice. Another body under a
+    /// journaled id is still a CONFLICT; the same id twice in the failing batch is INTERNAL.
+    @Test func aRetryIsAnsweredFromTheJournalWhenItsBatchFailsToCommit() throws {
+        let inner = InMemoryEventStore(clock: clock)
+        try bootstrap(inner)
+        let store = UnreliableStore(inner)
+        let writer = try CommandWriter(store: store, clock: clock)
+        let first = writer.process(Array(lendingBatch().prefix(3)))
+        let accepted = first.replies[0].reply
+        let refusedEarlier = pending("r1", actor: "admin-1", .approveLoan(ApproveLoan(loanId: "nope")))
+        let refusal = writer.process([refusedEarlier]).replies[0].reply
+        store.fail(appends: true, positionReads: false)
+        let reused = pending("r1", actor: "admin-1", .approveLoan(ApproveLoan(loanId: "other")))
+        let fresh = pending("n1", actor: "admin-1", .approveLoan(ApproveLoan(loanId: "L9")))
+        let failed = writer.process([fresh, lendingBatch()[0], refusedEarlier, fresh, reused])
+        #expect(failed.failure != nil)
+        #expect(failed.replies.map(\.reply.code) == ["INTERNAL", nil, "NOT_FOUND", "INTERNAL", "CONFLICT"])
+        #expect(failed.replies[1].reply.isDuplicate(of: accepted), "\(failed.replies[1].reply)")
+        #expect(failed.replies[2].reply.isDuplicate(of: refusal), "\(failed.replies[2].reply)")
+        #expect(failed.replies[4].reply.reason == "COMMAND_ID_REUSED")
+        #expect(try inner.journalEntry(commandId: "n1") == nil)
+    }
+
     /// A failed commit whose cache cannot be rebuilt either (the store cannot be read just
     /// then): the cache still holds the failed batch's user, so nothing is decided on it,
     /// and no refusal journaled, until a rebuild succeeds. Deciding on it would have told
@@ -288,6 +313,16 @@ struct CommandWriterTests {
 }
 
 extension CommandReply {
+    /// Whether this is `original` answered again as a duplicate.
+    fileprivate func isDuplicate(of original: CommandReply) -> Bool {
+        switch (self, original) {
+        case (.accepted(let id, true, let events), .accepted(let originalId, false, let originalEvents)):
+            id == originalId && events == originalEvents
+        case (.refused(let id, true, let error), .refused(let originalId, false, let originalError)):
+            id == originalId && error == originalError
+        default: false
+        }
+    }
     fileprivate var id: String? {
         switch self {
         case .accepted(let id, _, _): id

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQLite
 import StrataTesting
 import Testing
 
@@ -122,6 +123,35 @@ private func line(from descriptor: Int32, within seconds: Double) -> String? {
         #expect(rows.last?["details"] == "email: INVALID_FORMAT", "\(query.stdout)")
         let status = try ChildProcess.strata(["status", "--format", "json", "--data", data.path])
         #expect(answer["position"] == (try JSONParser.parse(Array(status.stdout.utf8)))["head"], "\(status.stdout)")
+        #expect(service.stop() == 0)
+    }
+
+    /// A retry of a command the service decided is answered from the journal even while the
+    /// store cannot be written (here another connection holds its write lock): its answer
+    /// never depended on that, and "not recorded" would have its client do it again anew.
+    @Test func aRetryIsAnsweredFromTheJournalWhileTheStoreCannotBeWritten() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-send-retry-locked")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let service = try ServiceProcess(dataDirectory: data)
+        let send = ["send", "-", "--data", data.path, "--key", ServiceProcess.Keys.service]
+            + ["--commands", service.commands, "--timeout", "20"]
+        let first = try ChildProcess.strata(send, stdin: registration(1) + "\n")
+        try #require(first.exitCode == 0, "\(first.stdout)\(first.stderr)")
+
+        let blocker = try SQLiteConnection(path: data.appendingPathComponent("events.db").path, mode: .readWrite)
+        try blocker.execute("BEGIN IMMEDIATE")
+        let retry = try ChildProcess.strata(send, stdin: registration(1) + "\n")
+        let fresh = try ChildProcess.strata(send, stdin: registration(2) + "\n")
+        try blocker.execute("ROLLBACK")
+        blocker.close()
+
+        #expect(retry.exitCode == 0, "\(retry.stdout)\(retry.stderr)")
+        let answer = try JSONParser.parse(Array(retry.stdout.utf8))
+        let original = try JSONParser.parse(Array(first.stdout.utf8))
+        #expect(answer["duplicate"] == true && answer["events"] == original["events"], "\(retry.stdout)")
+        // A new command cannot be recorded meanwhile, and says so.
+        #expect(try JSONParser.parse(Array(fresh.stdout.utf8))["error"]?["code"] == "INTERNAL", "\(fresh.stdout)")
         #expect(service.stop() == 0)
     }
 
