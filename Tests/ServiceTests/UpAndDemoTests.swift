@@ -63,4 +63,45 @@ import Testing
             #expect(up.log.contains("up: \(name) stopped (exit code 0)"), "\(up.log)")
         }
     }
+
+    /// The earliest --today the demo allows (236 days back: its oldest loan request is then dated
+    /// the 366 days back the service allows) runs whole, nothing refused. The same prefix run
+    /// again is answered from the journal: those answers are duplicates, not acceptances, and
+    /// the demo says it appended nothing, as the head shows.
+    @Test func theEarliestTodayRunsWholeAndARerunAppendsNothing() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-up-again")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let endpoints = try ["commands", "events", "history"].map {
+            ("--\($0)", "tcp://127.0.0.1:\(try freeLoopbackPort())")
+        }
+        let options = ["--data", data.path] + endpoints.flatMap { [$0.0, $0.1] }
+        let up = try StrataProcess(["up"] + options + ["--key", ServiceProcess.Keys.service])
+        defer { up.stop() }
+        for name in ["serve", "project-readmodels", "project-audit"] {
+            try up.waitForLine(containing: "\(name): ready ")
+        }
+        func head() throws -> Int64 {
+            let status = try ChildProcess.strata(["status", "--format", "json", "--data", data.path])
+            return try #require(try JSONParser.parse(status.stdout)["head"]?.integerValue)
+        }
+
+        let demo = ["demo", "--prefix", "again", "--data", data.path, "--commands", endpoints[0].1, "--timeout", "120"]
+        let earliest = Timestamp.now().date.adding(days: -236)
+        let first = try ChildProcess.strata(demo + ["--today", "\(earliest)"])
+        #expect(first.exitCode == 0, "\(first.stdout)\(first.stderr)\n\(up.log)")
+        #expect(first.stdout.contains(" accepted, 0 refused\n"), "\(first.stdout)")
+
+        let before = try head()
+        let again = try ChildProcess.strata(demo + ["--today", "\(earliest)"])
+        #expect(try head() == before, "nothing is appended twice")
+        #expect(again.stdout.contains("appended no events\n"), "\(again.stdout)")
+        #expect(!again.stdout.contains("positions"), "\(again.stdout)")
+        // Every command of the month is answered as a duplicate; the cash-outs, sized from
+        // commissions the first run's cash-outs changed, may reuse an id with another amount.
+        let tally = try #require(again.stdout.split(separator: "\n").first { $0.hasPrefix("sent ") })
+        #expect(tally.contains(" commands: 0 accepted, "), "\(again.stdout)")
+        #expect(tally.contains(" answered as duplicates of earlier commands, "), "\(again.stdout)")
+        #expect(again.stdout.contains("DASHBOARD"), "\(again.stdout)")
+    }
 }

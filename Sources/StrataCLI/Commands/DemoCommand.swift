@@ -29,6 +29,9 @@ enum DemoCommand {
             refused, waits for readmodels.db to reach the last position, and prints the dashboard.
 
             Every id starts with the prefix, so the demo can run any number of times against one store.
+            Running one prefix again sends the same commands, which the service answers as duplicates of
+            the earlier ones; they are counted apart and append nothing.
+
             It keeps within the domain limits of the config file ("domain"), as the service reads them:
             principals are capped at the maximum, tax rates are the configured slabs, and no cash-out
             below the minimum is asked for; so give it the config file the service runs with.
@@ -36,8 +39,9 @@ enum DemoCommand {
             It reads events.db (for the admin) and readmodels.db (for the dashboard), so it runs on the
             machine that holds the data directory, as `strata up` does.
 
-            Exit codes: 0 done, 1 a command was refused or the read models did not catch up, 2 usage or
-            environment (no key, no admin, no answer from the service).
+            Exit codes: 0 done, every command accepted (now or, as a duplicate, earlier); 1 a command was
+            refused (now or earlier) or the read models did not catch up; 2 usage or environment (no key,
+            no admin, no answer from the service).
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
@@ -95,15 +99,23 @@ enum DemoCommand {
         let final = try waitForReadModels(configuration, upTo: tally.lastPosition, timeoutSeconds: timeout)
         printLine("")
         try Dashboard.print(final, today: today)
-        return tally.refused.isEmpty ? 0 : 1
+        return tally.allAccepted ? 0 : 1
     }
 
-    /// What the replies said.
+    /// What the replies said. A reply with `"duplicate":true` is the service answering a command
+    /// it decided before (the same prefix run again): counted apart, since it appended nothing
+    /// now, and its positions are those of the earlier run.
     struct Tally {
         var accepted = 0
         var refused: [String: Int] = [:]
+        /// Answers from the journal: accepted then, or refused then (by reason).
+        var duplicates = 0
+        var refusedBefore: [String: Int] = [:]
+        /// The events appended now, and their first and last positions.
         var events = 0
         var firstPosition: Int64?
+        var lastAppended: Int64 = 0
+        /// The last position any reply names, duplicates' too: what the read models must reach.
         var lastPosition: Int64 = 0
 
         mutating func count(_ reply: [UInt8]) {
@@ -111,27 +123,45 @@ enum DemoCommand {
                 refused["UNREADABLE", default: 0] += 1
                 return
             }
+            let duplicate = json["duplicate"] == .bool(true)
             if json["ok"] == .bool(true) {
-                accepted += 1
+                if duplicate { duplicates += 1 } else { accepted += 1 }
                 for event in json["events"]?.arrayValue ?? [] {
                     guard let position = event["position"]?.integerValue else { continue }
+                    lastPosition = max(lastPosition, position)
+                    guard !duplicate else { continue }
                     events += 1
                     firstPosition = min(firstPosition ?? position, position)
-                    lastPosition = max(lastPosition, position)
+                    lastAppended = max(lastAppended, position)
                 }
             } else {
                 let code = json["error"]?["code"]?.stringValue ?? "?"
                 let reason = json["error"]?["reason"]?.stringValue ?? ""
-                refused["\(code) \(reason)", default: 0] += 1
+                if duplicate {
+                    duplicates += 1
+                    refusedBefore["\(code) \(reason)", default: 0] += 1
+                } else {
+                    refused["\(code) \(reason)", default: 0] += 1
+                }
             }
         }
 
+        /// Whether every command stands accepted, now or by an earlier run.
+        var allAccepted: Bool { refused.isEmpty && refusedBefore.isEmpty }
+
         func report() {
             let refusals = refused.values.reduce(0, +)
-            printLine("sent \(accepted + refusals) commands: \(accepted) accepted, \(refusals) refused")
+            let answered = duplicates > 0 ? "\(duplicates) answered as duplicates of earlier commands, " : ""
+            let sent = accepted + duplicates + refusals
+            printLine("sent \(sent) commands: \(accepted) accepted, \(answered)\(refusals) refused")
             for (why, count) in refused.sorted(by: { $0.key < $1.key }) { printLine("  refused \(count)× \(why)") }
+            for (why, count) in refusedBefore.sorted(by: { $0.key < $1.key }) {
+                printLine("  refused earlier \(count)× \(why)")
+            }
             if let first = firstPosition {
-                printLine("appended \(events) events, positions \(first) to \(lastPosition)")
+                printLine("appended \(events) events, positions \(first) to \(lastAppended)")
+            } else {
+                printLine("appended no events")
             }
         }
     }
