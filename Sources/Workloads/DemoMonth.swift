@@ -32,6 +32,15 @@ public struct DemoMonth: Sendable {
     public static let loans = 40
     public static let invoices = 15
     public static let customers = 6
+    /// The loans of the older book, requested 40 to 130 days before today (`daysBack(ofOlderLoan:)`)
+    /// so that the overdue book has every aging bucket; the rest are requested within the month.
+    public static let olderLoans = 6
+
+    /// How many days before `today` the oldest command is dated (the oldest loan request), which
+    /// the service's limit on back-dating must allow.
+    public static var furthestBackDays: Int { daysBack(ofOlderLoan: olderLoans - 1) }
+
+    static func daysBack(ofOlderLoan n: Int) -> Int { 40 + n * 18 }
 
     public init(admin: String, prefix: String, today: LocalDate, limits: DomainConfiguration = DomainConfiguration()) {
         self.admin = admin
@@ -139,8 +148,9 @@ public struct DemoMonth: Sendable {
             let principal = min(Int64(20_000 + (n * 7919) % 180_000) * 100, limits.maximumPrincipalCents)
             let rate = 300 + (n * 37) % 201
             let tenure = 2 + n % 11
-            // Six loans from the older book (40 to 130 days ago); the rest within the month.
-            let requestedOn = n < 6 ? today.adding(days: -(40 + n * 18)) : firstDay.adding(days: (n * 3) % 28)
+            let requestedOn =
+                n < Self.olderLoans
+                ? today.adding(days: -Self.daysBack(ofOlderLoan: n)) : firstDay.adding(days: (n * 3) % 28)
             bodies.append(
                 body(
                     "loan-\(n)-request", actor: agent,

@@ -1,5 +1,6 @@
 import Bus
 import CommandService
+import Domain
 import EventStore
 import Events
 import Foundation
@@ -15,8 +16,13 @@ enum DemoCommand {
         ["demo"], summary: "Drive a month of lending and invoicing through the running system; print the dashboard.",
         options: Configuration.options + Configuration.endpointOptions.filter { $0.name == "commands" || $0.name == "key" } + [
             OptionSpec("admin", value: "ID", help: "The approved admin who decides (default: the store's first admin)."),
-            OptionSpec("today", value: "DATE", help: "The month's last day, YYYY-MM-DD (default: today, UTC)."),
-            OptionSpec("prefix", value: "TEXT", help: "Prefix of every id (default: demo- and 4 random hex digits)."),
+            OptionSpec(
+                "today", value: "DATE",
+                help: "The month's last day, YYYY-MM-DD: today (UTC, the default) or up to \(todayMaxDaysBack) days "
+                    + "before."),
+            OptionSpec(
+                "prefix", value: "TEXT",
+                help: "Prefix of every id, 1–24 of [a-z0-9_-] (default: demo- and 4 random hex digits)."),
             OptionSpec("timeout", value: "SECONDS", help: "How long to wait for the service and read models (default 30)."),
         ],
         discussion: """
@@ -28,9 +34,16 @@ enum DemoCommand {
             cash-outs sized from each agent's collectible commission. It prints what was accepted and
             refused, waits for readmodels.db to reach the last position, and prints the dashboard.
 
-            Every id starts with the prefix, so the demo can run any number of times against one store.
-            Running one prefix again sends the same commands, which the service answers as duplicates of
-            the earlier ones; they are counted apart and append nothing.
+            --today is checked against today (UTC) on this machine, where the service runs. The demo
+            dates its oldest loan request \(DemoMonth.furthestBackDays) days before --today, and the service
+            refuses a business date after its today, or a loan request dated more than
+            \(maximumBackdatingDays) days back; so --today is today or up to \(todayMaxDaysBack) days before it,
+            and any other day is a usage error.
+
+            Every id starts with the prefix, so the demo can run any number of times against one store. The
+            prefix is lowercase: usernames and emails are unique whatever their case, so two prefixes that
+            differ only in case would collide. Running one prefix again sends the same commands, which the
+            service answers as duplicates of the earlier ones; they are counted apart and append nothing.
 
             It keeps within the domain limits of the config file ("domain"), as the service reads them:
             principals are capped at the maximum, tax rates are the configured slabs, and no cash-out
@@ -40,25 +53,42 @@ enum DemoCommand {
             machine that holds the data directory, as `strata up` does.
 
             Exit codes: 0 done, every command accepted (now or, as a duplicate, earlier); 1 a command was
-            refused (now or earlier) or the read models did not catch up; 2 usage or environment (no key,
-            no admin, no answer from the service).
+            refused (now or earlier) or the read models did not catch up; 2 usage (a --today out of range, a
+            prefix with capitals) or environment (no key, no admin, no answer from the service).
             """)
+
+    /// How far back a loan request may be dated, as the service decides it (not configurable).
+    static let maximumBackdatingDays = DomainConfiguration().maximumBackdatingDays
+    /// How many days before today `--today` may be at most.
+    static let todayMaxDaysBack = maximumBackdatingDays - DemoMonth.furthestBackDays
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
-        let key = try configuration.signingKey(for: .commands)
         let timeout = try arguments.integer("timeout", in: 1...3600) ?? 30
+        // The arguments first, so a mistyped one is a usage error whatever the data directory holds.
+        let now = Timestamp.now().date
         let today: LocalDate
         if let text = arguments.value("today") {
             guard let date = LocalDate(text) else { throw UsageError("--today must be a date YYYY-MM-DD") }
+            let allowed = todayRange(now: now, limits: configuration.domain)
+            guard allowed.contains(date) else {
+                throw UsageError(
+                    "--today must be from \(allowed.lowerBound) to \(allowed.upperBound) (today, UTC): the demo "
+                        + "dates its oldest loan request \(DemoMonth.furthestBackDays) days before --today, and the "
+                        + "service refuses a date after its today or a loan request dated more than "
+                        + "\(configuration.domain.maximumBackdatingDays) days back")
+            }
             today = date
         } else {
-            today = Timestamp.now().date
+            today = now
         }
-        let prefix = arguments.value("prefix") ?? "demo-" + String(UInt16.random(in: 0...UInt16.max), radix: 16)
-        guard Identifier.isValid(prefix, maximumLength: 24) else {
-            throw UsageError("--prefix must be 1–24 characters of [A-Za-z0-9_-]")
+        let prefix = arguments.value("prefix") ?? defaultPrefix(UInt16.random(in: 0...UInt16.max))
+        guard Identifier.isValid(prefix, maximumLength: 24), prefix == prefix.lowercased() else {
+            throw UsageError(
+                "--prefix must be 1–24 characters of [a-z0-9_-]: usernames and emails are unique whatever their "
+                    + "case, so prefixes that differ only in case would collide")
         }
+        let key = try configuration.signingKey(for: .commands)
         let admin = try arguments.value("admin") ?? firstAdmin(configuration)
         let month = DemoMonth(admin: admin, prefix: prefix, today: today, limits: configuration.domain)
 
@@ -100,6 +130,20 @@ enum DemoCommand {
         printLine("")
         try Dashboard.print(final, today: today)
         return tally.allAccepted ? 0 : 1
+    }
+
+    /// The days `--today` may be, the service's today being `now`: none after it (a business date
+    /// after the service's today is FUTURE_DATE), and none so early that the oldest loan request,
+    /// `DemoMonth.furthestBackDays` before `--today`, is dated further back than the service
+    /// allows (TOO_FAR_IN_PAST, and every later command on that loan NOT_FOUND).
+    static func todayRange(now: LocalDate, limits: DomainConfiguration) -> ClosedRange<LocalDate> {
+        now.adding(days: DemoMonth.furthestBackDays - limits.maximumBackdatingDays)...now
+    }
+
+    /// `demo-` and four hex digits, zero-padded so that every default prefix has the same length.
+    static func defaultPrefix(_ random: UInt16) -> String {
+        let digits = String(random, radix: 16)
+        return "demo-" + String(repeating: "0", count: 4 - digits.count) + digits
     }
 
     /// What the replies said. A reply with `"duplicate":true` is the service answering a command

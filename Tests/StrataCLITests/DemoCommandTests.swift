@@ -1,0 +1,67 @@
+import Foundation
+import StrataCore
+import StrataTesting
+import Testing
+
+@testable import StrataCLI
+
+/// `strata demo`'s arguments, refused before anything is sent: on a data directory made as an
+/// operator makes one, with no service listening where the demo would send.
+@Suite struct DemoCommandTests {
+    /// The data directory's options, and a commands endpoint nobody answers on (an answer would
+    /// mean the demo sent something).
+    private func options(_ data: URL) throws -> [String] {
+        ["--data", data.path, "--commands", "tcp://127.0.0.1:\(try freeLoopbackPort())", "--timeout", "1"]
+    }
+
+    @Test func theDefaultPrefixHasFourHexDigits() {
+        #expect(DemoCommand.defaultPrefix(0x4ad) == "demo-04ad")
+        #expect(DemoCommand.defaultPrefix(0) == "demo-0000")
+        #expect(DemoCommand.defaultPrefix(0xf) == "demo-000f")
+        #expect(DemoCommand.defaultPrefix(0xbeef) == "demo-beef")
+    }
+
+    /// Usernames and emails are unique whatever their case, so `CaseX` and `casex` would collide:
+    /// capitals are refused, naming the characters a prefix may have.
+    @Test func aPrefixWithCapitalsIsAUsageError() throws {
+        try withTemporaryDirectory { data in
+            try ServiceProcess.prepare(data)
+            let options = try options(data)
+            let message =
+                "strata demo: --prefix must be 1–24 characters of [a-z0-9_-]: usernames and emails are unique "
+                + "whatever their case, so prefixes that differ only in case would collide\n"
+            for prefix in ["CaseX", "demo-A1", "a-prefix-of-25-characters", "demo.1"] {
+                let result = try strata(["demo", "--prefix", prefix] + options, expecting: 2)
+                #expect(result.stderr == message, "\(prefix): \(result.stderr)")
+                #expect(result.stdout.isEmpty, "\(prefix): \(result.stdout)")
+            }
+        }
+    }
+
+    /// The service refuses a business date after its today (FUTURE_DATE) and a loan request dated
+    /// more than 366 days back (TOO_FAR_IN_PAST), and the demo dates its oldest loan request 130
+    /// days before --today: any --today outside today − 236 … today is a usage error that says
+    /// the range, and nothing is sent.
+    @Test func aTodayTheServiceWouldRefuseIsAUsageError() throws {
+        try withTemporaryDirectory { data in
+            try ServiceProcess.prepare(data)
+            let options = try options(data)
+            let now = Timestamp.now().date
+            let earliest = now.adding(days: -236)
+            let message =
+                "strata demo: --today must be from \(earliest) to \(now) (today, UTC): the demo dates its oldest "
+                + "loan request 130 days before --today, and the service refuses a date after its today or a loan "
+                + "request dated more than 366 days back\n"
+            let outside = [
+                now.adding(days: 1), earliest.adding(days: -1), now.adding(days: 200), earliest.adding(days: -99),
+            ]
+            for today in outside {
+                let result = try strata(["demo", "--prefix", "range", "--today", "\(today)"] + options, expecting: 2)
+                #expect(result.stderr == message, "\(today): \(result.stderr)")
+                #expect(result.stdout.isEmpty, "\(today): \(result.stdout)")
+            }
+            let help = try strata(["demo", "--help"], expecting: 0)
+            #expect(help.stdout.contains("today (UTC, the default) or up to 236 days before"), "\(help.stdout)")
+        }
+    }
+}
