@@ -170,6 +170,26 @@ import Testing
         #expect(try document.nodes(forXPath: "//svg[@id='collections-chart']/g").count == 3)
     }
 
+    /// The collections chart spans the 60 days to the date, whatever day money first came in: a
+    /// chart that began on the first day with money drew fewer, wider days and hid the quiet start.
+    @Test func theCollectionsChartCoversTheWholeWindow() throws {
+        let html = try F.render(try F.book())
+        let document = try XMLDocument(data: Data(html.utf8), options: [])
+        let ticks = try document.nodes(forXPath: "//svg[@id='collections-chart']/text[@class='tick']").compactMap {
+            $0.stringValue
+        }
+        // 60 days (2026-01-31 to 2026-03-31) labelled every sixth day from the first; amounts first.
+        let days = (0..<10).map { F.date("2026-01-31").adding(days: $0 * 6).description.dropFirst(5) }
+        #expect(Array(ticks.suffix(days.count)) == days.map(String.init), "\(ticks)")
+        #expect(html.contains("collected on 3 days from 2026-01-31 to 2026-03-31"))
+
+        // Where nothing came in for weeks before the date, the axis still starts 59 days back.
+        let late = try F.render(try F.book(), asOf: F.date("2026-05-10"))
+        let lateDocument = try XMLDocument(data: Data(late.utf8), options: [])
+        let lateTicks = try lateDocument.nodes(forXPath: "//svg[@id='collections-chart']/text[@class='tick']")
+        #expect(lateTicks.compactMap(\.stringValue).contains("03-12"), "the window starts on 2026-03-12")
+    }
+
     @Test func theSameSnapshotGivesTheSameBytes() throws {
         let h = try F.book()
         let first = try F.render(h)

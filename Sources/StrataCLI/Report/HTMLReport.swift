@@ -130,7 +130,7 @@ enum HTMLReport {
             "collections", "Collections over time",
             "Money received per day it was paid, loans and invoices, over the \(ReportFigures.collectionsDays) "
                 + "days to \(figures.asOf).")
-        guard let firstDay = days.first.flatMap({ LocalDate($0.day) }) else {
+        guard !days.isEmpty else {
             html.append(
                 "<p class=\"empty\">Nothing was collected from \(figures.collectionsFrom) to \(figures.asOf).</p>")
             return html + ["</section>"]
@@ -138,12 +138,14 @@ enum HTMLReport {
         let loans = days.reduce(0) { $0 + $1.loanCollectedCents }
         let invoices = days.reduce(0) { $0 + $1.invoiceCollectedCents }
         html.append(
-            "<p>\(MoneyText.of(loans + invoices)) collected on \(plural(Int64(days.count), "day")) from \(firstDay) "
-                + "to \(figures.asOf): \(MoneyText.of(loans)) on loans, \(MoneyText.of(invoices)) on invoices.</p>")
+            "<p>\(MoneyText.of(loans + invoices)) collected on \(plural(Int64(days.count), "day")) from "
+                + "\(figures.collectionsFrom) to \(figures.asOf): \(MoneyText.of(loans)) on loans, "
+                + "\(MoneyText.of(invoices)) on invoices.</p>")
         html.append(
             SVGChart.dailyColumns(
-                id: "collections-chart", title: "Collected per day, loans and invoices", first: firstDay,
-                last: figures.asOf,
+                // The whole window, so that days with nothing collected show as gaps, not as a shorter axis.
+                id: "collections-chart", title: "Collected per day, loans and invoices",
+                first: figures.collectionsFrom, last: figures.asOf,
                 columns: days.compactMap { day in
                     LocalDate(day.day).map {
                         SVGChart.Column(day: $0, values: [day.loanCollectedCents, day.invoiceCollectedCents])
