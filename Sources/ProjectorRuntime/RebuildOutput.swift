@@ -3,30 +3,12 @@ import Foundation
 
 /// The file a rebuild writes, with the `-wal`, `-shm` and `-lock` SQLite and the writer lock
 /// keep beside it. A rebuild replaces an earlier rebuild of the same projection and nothing
-/// else, so that a mistyped path costs a refusal, never a file.
+/// else, so that a mistyped path costs a refusal, never a file; `strata rebuild` refuses the
+/// system's files by any name before it comes here (`SystemFiles` in the command line).
 public enum RebuildOutput {
     /// The files that go with a build at `path`: itself, its `-wal` and `-shm`, and last the lock.
-    static func companions(of path: String) -> [String] {
+    public static func companions(of path: String) -> [String] {
         ["", "-wal", "-shm", "-lock"].map { path + $0 }
-    }
-
-    /// Refuses `path` when it, or a file kept beside it, is one of `files` by any name: the same
-    /// file through `.`, `..` or a symbolic link in its directory, a link to it, or a hard link.
-    /// It only looks, so a caller may ask before it opens anything.
-    public static func requireApart(_ path: String, from files: [String]) throws(ProjectorError) {
-        let kept = files.map { (path: $0, resolved: resolved($0), identity: FileIdentity($0)) }
-        for companion in companions(of: path) {
-            let resolved = resolved(companion)
-            let identity = FileIdentity(companion)
-            guard
-                let file = kept.first(where: {
-                    (resolved != nil && $0.resolved == resolved) || (identity != nil && $0.identity == identity)
-                })
-            else { continue }
-            let which = companion == path ? path : "\(companion) (beside \(path))"
-            let what = file.path == companion ? "one of the system's files" : "\(file.path), one of the system's files"
-            throw ProjectorError(.invalidRequest, "\(which) is \(what), which a rebuild must not replace")
-        }
     }
 
     /// Makes `path` ready for a fresh build of `name` and returns its writer lock, held. The lock
@@ -103,29 +85,6 @@ public enum RebuildOutput {
         defer { close(fd) }
         guard fchmod(fd, 0o600) == 0 else {
             throw ProjectorError(.io, "cannot set the mode of \(path): \(String(cString: strerror(errno)))")
-        }
-    }
-
-    /// `path` with the symbolic links, `.` and `..` of its directory resolved, so that two
-    /// spellings of one file compare equal whether or not the file exists; nil when its
-    /// directory does not exist.
-    private static func resolved(_ path: String) -> String? {
-        let directory = (path as NSString).deletingLastPathComponent
-        guard let real = realpath(directory.isEmpty ? "." : directory, nil) else { return nil }
-        defer { free(real) }
-        return String(cString: real) + "/" + (path as NSString).lastPathComponent
-    }
-
-    /// The device and inode of the file a path leads to, links followed.
-    private struct FileIdentity: Equatable {
-        let device: UInt64
-        let inode: UInt64
-
-        init?(_ path: String) {
-            var info = stat()
-            guard stat(path, &info) == 0 else { return nil }
-            device = UInt64(info.st_dev)
-            inode = UInt64(info.st_ino)
         }
     }
 }

@@ -26,6 +26,53 @@ import Testing
         }
     }
 
+    /// A FILE that is one of the system's files or the data directory, by whatever name or link,
+    /// is refused before anything is read or written, as `rebuild --output` refuses it.
+    @Test(arguments: [
+        "events.db", "events.db-wal", "readmodels.db", "readmodels.db-shm", "audit.db", "audit.db-lock",
+        "subject-keys.db", "subject-keys.db-wal", "keys.json", "keys.json.lock", "checkpoint.key", "checkpoint.pub",
+        "./events.db", "../DATA/readmodels.db", "events-link.db", "audit-hard-link.db", "not-yet-link.db", ".", "",
+    ])
+    func aFileThatIsOneOfTheSystemsFilesIsRefused(_ name: String) throws {
+        let book = try ReportFixtures.book()
+        let data = book.directory.path
+        let dataName = book.directory.lastPathComponent
+        for file in ["events.db", "events.db-wal", "audit.db", "audit.db-lock", "checkpoint.key", "checkpoint.pub"] {
+            try writePrivate(Array("the system's \(file)".utf8), to: data + "/" + file)
+        }
+        try writePrivate(Array(#"{"keys":[]}"#.utf8), to: data + "/keys.json")
+        try FileManager.default.createSymbolicLink(atPath: data + "/events-link.db", withDestinationPath: "events.db")
+        try FileManager.default.linkItem(atPath: data + "/audit.db", toPath: data + "/audit-hard-link.db")
+        // A link to a system file not made yet: writing through it would make that file.
+        try FileManager.default.createSymbolicLink(
+            atPath: data + "/not-yet-link.db", withDestinationPath: "subject-keys.db")
+        let before = try contents(of: data)
+
+        let output = data + "/" + name.replacingOccurrences(of: "DATA", with: dataName)
+        let result = try strata(["report", "--html", output, "--data", data], expecting: 2)
+        #expect(result.stderr.hasPrefix("strata report: \(output) is "), "\(result.stderr)")
+        #expect(result.stderr.hasSuffix(", which a report must not replace\n"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(try contents(of: data) == before)
+        #expect(!FileManager.default.fileExists(atPath: data + "/subject-keys.db"))
+    }
+
+    /// Every entry of `directory`: a regular file's bytes, a link's target, or its kind.
+    private func contents(of directory: String) throws -> [String: String] {
+        var entries: [String: String] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+            var info = stat()
+            let path = directory + "/" + name
+            guard lstat(path, &info) == 0 else { continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: entries[name] = try Data(contentsOf: URL(fileURLWithPath: path)).base64EncodedString()
+            case S_IFLNK: entries[name] = "link to " + (try FileManager.default.destinationOfSymbolicLink(atPath: path))
+            default: entries[name] = "mode \(info.st_mode)"
+            }
+        }
+        return entries
+    }
+
     /// A FIFO (as `--html >(gzip > r.gz)` makes) or a device is written into, as the shell's
     /// `>` would, not replaced by a plain file; a directory is refused.
     @Test func aPathThatIsNotAFileIsWrittenIntoNotReplaced() throws {

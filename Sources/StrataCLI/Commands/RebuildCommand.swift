@@ -23,8 +23,8 @@ enum RebuildCommand {
             output is replaced only when it is an earlier rebuild of the same projection (or empty),
             after its writer lock is taken; an output that is one of the system's files (events.db,
             readmodels.db, audit.db, subject-keys.db, their -wal, -shm and -lock, the key file, the
-            config file, the checkpoint key), by whatever name or link, a directory or anything else
-            is refused and left as it is.
+            config file, the checkpoint key) or the data directory, by whatever name or link, a
+            directory or anything else is refused and left as it is.
 
             With --compare it first takes a read snapshot of the live file, rebuilds up to that
             snapshot's checkpoint, then compares every table row for row (and every schema object,
@@ -50,16 +50,9 @@ enum RebuildCommand {
         let output = arguments.value("output") ?? configuration.dataDirectory + "/\(name).rebuilt.db"
         // Refused before anything is opened. The rebuild checks its output again under the output's
         // lock, but only that it is an earlier rebuild of NAME, and so is the live file.
-        let systemFiles =
-            configuration.systemFiles + [
-                CheckpointKeyFile.keyPath(arguments, environment, configuration),
-                CheckpointKeyFile.publicKeyPath(configuration),
-            ]
-        do throws(ProjectorError) {
-            try RebuildOutput.requireApart(output, from: systemFiles)
-        } catch {
-            throw failure(error)
-        }
+        try SystemFiles.requireApart(
+            output, writing: RebuildOutput.companions(of: output), by: "a rebuild", configuration, arguments,
+            environment)
         let store = try VerifyCommand.openReadOnly(configuration.eventStorePath)
 
         let (snapshot, skips) = try live(target, compare: arguments.flag("compare"))

@@ -18,9 +18,13 @@ enum ReportCommand {
             the portfolio by loan status, collections per day over the 60 days to the date, overdue
             loans by aging bucket, agent performance and receivables by customer, each chart with its
             numbers in a table. It has its CSS and SVG inline, no script and no external resource, so
-            it opens offline. The file is written whole (a temporary file, then a rename).
+            it opens offline. The file is written whole (a temporary file, then a rename). A FILE that is
+            one of the system's files (events.db, readmodels.db, audit.db, subject-keys.db, their -wal,
+            -shm and -lock, the key file, the config file, the checkpoint key) or the data directory, by
+            whatever name or link, is refused, as `strata rebuild --output` refuses it.
 
-            Exit codes: 0 written, 2 usage, or readmodels.db missing or unreadable, or FILE not writable.
+            Exit codes: 0 written, 2 usage, or readmodels.db missing or unreadable, or FILE refused or not
+            writable.
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
@@ -34,6 +38,11 @@ enum ReportCommand {
             asOf = date
         } else {
             asOf = Timestamp.now().date
+        }
+        // Refused before anything is read: the report must not land on the store, a projection or a key.
+        if output != "-" {
+            try SystemFiles.requireApart(
+                output, writing: [output], by: "a report", configuration, arguments, environment)
         }
         guard let target = ProjectionTarget(name: "readmodels", configuration: configuration) else {
             throw CommandFailure.environment("no readmodels projection is configured")
