@@ -26,6 +26,23 @@ import Testing
         }
     }
 
+    /// The report names invoice customers (personal data in clear): it is readable by its owner only,
+    /// whatever the umask, also when it replaces a file others could read.
+    @Test func theReportIsReadableByItsOwnerOnly() throws {
+        let book = try ReportFixtures.book()
+        try withTemporaryDirectory { dir in
+            let file = dir.appendingPathComponent("report.html").path
+            func mode() throws -> Int {
+                try #require(FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int)
+            }
+            try strata(["report", "--html", file, "--data", book.directory.path], expecting: 0)
+            #expect(try mode() == 0o600)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+            try strata(["report", "--html", file, "--data", book.directory.path], expecting: 0)
+            #expect(try mode() == 0o600)
+        }
+    }
+
     /// A FILE that is one of the system's files or the data directory, by whatever name or link,
     /// is refused before anything is read or written, as `rebuild --output` refuses it.
     @Test(arguments: [

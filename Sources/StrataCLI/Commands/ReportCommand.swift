@@ -18,10 +18,11 @@ enum ReportCommand {
             the portfolio by loan status, collections per day over the 60 days to the date, overdue
             loans by aging bucket, agent performance and receivables by customer, each chart with its
             numbers in a table. It has its CSS and SVG inline, no script and no external resource, so
-            it opens offline. The file is written whole (a temporary file, then a rename). A FILE that is
-            one of the system's files (events.db, readmodels.db, audit.db, subject-keys.db, their -wal,
-            -shm and -lock, the key file, the config file, the checkpoint key) or the data directory, by
-            whatever name or link, is refused, as `strata rebuild --output` refuses it.
+            it opens offline. The file is written whole (a temporary file, then a rename), with mode 0600:
+            it holds personal data in clear (invoice customers' names), which no later erasure reaches. A
+            FILE that is one of the system's files (events.db, readmodels.db, audit.db, subject-keys.db,
+            their -wal, -shm and -lock, the key file, the config file, the checkpoint key) or the data
+            directory, by whatever name or link, is refused, as `strata rebuild --output` refuses it.
 
             Exit codes: 0 written, 2 usage, or readmodels.db missing or unreadable, or FILE refused or not
             writable.
@@ -68,7 +69,8 @@ enum ReportCommand {
         if output == "-" {
             StandardStreams.write(html, to: STDOUT_FILENO)
         } else {
-            try AtomicFile.write(output, contents: html, mode: 0o644)
+            // Owner only, whatever the umask: it names invoice customers, personal data in clear.
+            try AtomicFile.write(output, contents: html, mode: 0o600)
             printLine("wrote \(output): readmodels at position \(figures.position), as of \(asOf)")
         }
         return 0
