@@ -114,8 +114,9 @@ enum AtomicFile {
         // mode: the temporary file is made afresh before the rename or the link.
         unlink(temporary)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        // The target is named, not the temporary file: it is the name the user gave.
         guard fd >= 0 else {
-            throw CommandFailure.environment("cannot write \(temporary): \(String(cString: strerror(errno)))")
+            throw CommandFailure.environment("cannot write \(path): \(String(cString: strerror(errno)))")
         }
         var failure = Descriptor.writeAll(contents, to: fd)
         if failure == 0, fchmod(fd, mode) != 0 { failure = errno }
