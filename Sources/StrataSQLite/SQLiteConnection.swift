@@ -1,4 +1,7 @@
 import CSQLite
+#if canImport(Glibc)
+    import Glibc
+#endif
 import StrataCore
 
 /// One SQLite connection with a cache of prepared statements.
@@ -39,7 +42,7 @@ public final class SQLiteConnection {
         var db: OpaquePointer?
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            let message = db.map { Self.message(of: $0, code: rc) } ?? "cannot open"
             sqlite3_close_v2(db)
             throw SQLiteError(code: rc, message: "\(message) (\(path))")
         }
@@ -81,7 +84,8 @@ public final class SQLiteConnection {
         var errorMessage: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
         if rc != SQLITE_OK {
-            let message = errorMessage.map { String(cString: $0) } ?? lastErrorMessage
+            let message = errorMessage.map { String(cString: $0) + Self.systemCause(of: handle, code: rc) }
+                ?? Self.message(of: handle, code: rc)
             sqlite3_free(errorMessage)
             throw SQLiteError(code: rc, message: message)
         }
@@ -195,6 +199,22 @@ public final class SQLiteConnection {
     var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
     func error(_ code: Int32) -> SQLiteError {
-        SQLiteError(code: code, message: lastErrorMessage)
+        SQLiteError(code: code, message: Self.message(of: handle, code: code))
+    }
+
+    /// SQLite's message for the last failure on `db`, with the operating system's cause when
+    /// the disk or a file failed: "disk I/O error" alone does not tell a full disk from a
+    /// failing one.
+    private static func message(of db: OpaquePointer?, code: Int32) -> String {
+        String(cString: sqlite3_errmsg(db)) + systemCause(of: db, code: code)
+    }
+
+    /// ` (No space left on device)`: the `errno` behind an I/O, open or full failure; empty
+    /// for any other, whose `errno` is left over from something else.
+    private static func systemCause(of db: OpaquePointer?, code: Int32) -> String {
+        guard [SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_FULL].contains(code & 0xFF) else { return "" }
+        let number = sqlite3_system_errno(db)
+        guard number != 0 else { return "" }
+        return " (\(String(cString: strerror(number))))"
     }
 }
