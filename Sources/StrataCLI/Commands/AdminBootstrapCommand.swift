@@ -36,11 +36,7 @@ enum AdminBootstrapCommand {
         if !FieldRules.isValidEmail(email) { problems.append("--email is not a valid email address") }
         guard problems.isEmpty else { throw UsageError(problems.joined(separator: "; ")) }
 
-        do {
-            try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw CommandFailure.environment("cannot create \(configuration.dataDirectory): \(error.localizedDescription)")
-        }
+        try Directories.create(configuration.dataDirectory, "the data directory")
         let store: SQLiteEventStore
         do {
             store = try SQLiteEventStore(path: configuration.eventStorePath)

@@ -81,11 +81,7 @@ enum ProjectCommand {
         let signing = try configuration.signingKey(for: .history)
         let logger = observability.logger(label: "project-\(name)")
         let act = try operatorAct(arguments, target: target)
-        do {
-            try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw CommandFailure.environment("cannot create \(configuration.dataDirectory): \(error.localizedDescription)")
-        }
+        try Directories.create(configuration.dataDirectory, "the data directory")
 
         var settings = Projector.Settings(
             name: target.name, databasePath: target.path, eventsEndpoint: configuration.eventsEndpoint,

@@ -67,11 +67,7 @@ enum ServeCommand {
         let observability = try Observability.resolve(arguments, environment: environment)
         let keys = try readKeyFile(configuration.keysFile)
         try requireServiceCopy(keys, configuration.keysFile)
-        do {
-            try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw CommandFailure.environment("cannot create \(configuration.dataDirectory): \(error.localizedDescription)")
-        }
+        try Directories.create(configuration.dataDirectory, "the data directory")
         let logger = observability.logger(label: "serve")
         var settings = CommandServer.Settings(
             storePath: configuration.eventStorePath, keys: keys, commandsEndpoint: configuration.commandsEndpoint,

@@ -54,11 +54,7 @@ enum UpCommand {
         _ = try configuration.signingKey(for: .history)
 
         if let metricsDirectory = arguments.value("metrics-dir") {
-            do {
-                try FileManager.default.createDirectory(atPath: metricsDirectory, withIntermediateDirectories: true)
-            } catch {
-                throw CommandFailure.environment("cannot create \(metricsDirectory): \(error.localizedDescription)")
-            }
+            try Directories.create(metricsDirectory, "the metrics directory")
         }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         let logger = observability.logger(label: "up")
