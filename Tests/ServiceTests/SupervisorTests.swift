@@ -64,6 +64,23 @@ import Testing
         }
     }
 
+    /// `--checkpoint-key FILE`, a setting serve reads, reaches it through `up`, which refused
+    /// the option; serve signs with that key and makes none in the data directory.
+    @Test func upPassesTheCheckpointKeyToServe() throws {
+        let keys = try ChildProcess.temporaryDirectory("strata-up-checkpoint-key")
+        defer { try? FileManager.default.removeItem(at: keys) }
+        let keyPath = keys.appendingPathComponent("checkpoint.key").path
+        let made = try ChildProcess.strata(["keys", "checkpoint", "--data", keys.path, "--checkpoint-key", keyPath])
+        #expect(made.exitCode == 0, "\(made.stderr)")
+        let publicKey = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try withUp(arguments: ["--checkpoint-key", keyPath]) { up, data, _ in
+            #expect(up.log.contains("serve: signing checkpoints with public key \(publicKey)"), "\(up.log)")
+            #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("checkpoint.key").path))
+            up.send(signal: SIGINT)
+            #expect(up.waitForExit(timeout: 60) == 0, "\(up.log)")
+        }
+    }
+
     /// A child that cannot be started (here: the executable is gone) is tried again after a
     /// delay, and runs once it can be started.
     @Test func aChildThatCannotBeStartedIsTriedAgain() throws {
@@ -112,17 +129,18 @@ import Testing
     }
 }
 
-/// Runs `body` with `strata up` started on a fresh data directory and every child ready, with
-/// the children's process ids by name; stops `up` afterwards if it still runs.
+/// Runs `body` with `strata up` (and `arguments`) started on a fresh data directory and every
+/// child ready, with the children's process ids by name; stops `up` afterwards if it still runs.
 private func withUp(
-    executable: URL? = nil, _ body: (StrataProcess, URL, [String: pid_t]) throws -> Void
+    executable: URL? = nil, arguments: [String] = [], _ body: (StrataProcess, URL, [String: pid_t]) throws -> Void
 ) throws {
     let data = try ChildProcess.temporaryDirectory("strata-supervisor")
     defer { try? FileManager.default.removeItem(at: data) }
     try ServiceProcess.prepare(data)
     let endpoints = try ["commands", "events", "history"].flatMap { ["--\($0)", "tcp://127.0.0.1:\(try freeLoopbackPort())"] }
     let up = try StrataProcess(
-        ["up", "--data", data.path, "--key", ServiceProcess.Keys.service] + endpoints, executable: executable)
+        ["up", "--data", data.path, "--key", ServiceProcess.Keys.service] + endpoints + arguments,
+        executable: executable)
     defer { up.stop() }
     var children: [String: pid_t] = [:]
     for name in ["serve", "readmodels", "audit"] {

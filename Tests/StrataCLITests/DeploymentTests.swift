@@ -168,14 +168,16 @@ private func system(
             #expect(bare.stderr.isEmpty, "\(bare.stderr)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
 
-            // serve takes no signing key, the projectors no commands endpoint.
+            // serve takes no signing key, the projectors no commands endpoint nor checkpoint key.
             let services = try upServices(
-                ["--data", "/srv/strata", "--key", "svc-p", "--commands", "tcp://*:9701", "--events", "tcp://*:9702"],
+                ["--data", "/srv/strata", "--key", "svc-p", "--commands", "tcp://*:9701", "--events", "tcp://*:9702",
+                 "--checkpoint-key", "/srv/checkpoint.key"],
                 in: dir)
             let shared = ["--data", "/srv/strata", "--events", "tcp://*:9702"]
             #expect(
                 services == [
-                    "serve": ["serve"] + shared + ["--commands", "tcp://*:9701"],
+                    "serve": ["serve"] + shared
+                        + ["--commands", "tcp://*:9701", "--checkpoint-key", "/srv/checkpoint.key"],
                     "readmodels": ["project", "readmodels"] + shared + ["--key", "svc-p"],
                     "audit": ["project", "audit"] + shared + ["--key", "svc-p"],
                 ])

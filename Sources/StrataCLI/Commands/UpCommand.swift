@@ -6,6 +6,7 @@ enum UpCommand {
     static let spec = CommandSpec(
         ["up"], summary: "Run serve and both projectors together; restart a crashed one; Ctrl-C stops all.",
         options: Configuration.options + Configuration.endpointOptions + [
+            CheckpointKeyFile.option,
             OptionSpec(
                 "metrics-dir", value: "DIR",
                 help: "Each process writes its metrics to DIR/serve.prom, DIR/readmodels.prom, DIR/audit.prom."),
@@ -27,7 +28,7 @@ enum UpCommand {
 
             --metrics-dir DIR (created if missing) gives each child its own --metrics-file in DIR, a
             directory node_exporter's textfile collector can read as it is; --metrics-interval and
-            --log-level are passed to every child.
+            --log-level are passed to every child, --checkpoint-key to serve.
 
             --print-services starts nothing and reads no key file: it prints each process as one JSON
             line, {"arguments":[…],"essential":true|false,"name":"…"}, the arguments being those after
@@ -72,8 +73,9 @@ enum UpCommand {
         return supervisor.run()
     }
 
-    /// The three processes, each with the settings it takes: serve signs nothing, projectors
-    /// send no commands; with --metrics-dir, each writes its own file there.
+    /// The three processes, each with the settings it takes: serve no client key, the
+    /// projectors no commands endpoint nor checkpoint key; with --metrics-dir, each writes its own
+    /// file there.
     static func children(_ arguments: ParsedArguments) -> [Supervisor.Child] {
         func passed(_ options: [String]) -> [String] {
             options.flatMap { option in arguments.value(option).map { ["--\(option)", $0] } ?? [] }
@@ -83,7 +85,7 @@ enum UpCommand {
         }
         let shared = ["data", "config", "keys", "events", "history"]
         let watched = passed(["metrics-interval", "log-level"])
-        let serveOptions = passed(shared + ["commands"]) + watched + metricsFile("serve")
+        let serveOptions = passed(shared + ["commands", "checkpoint-key"]) + watched + metricsFile("serve")
         let projectorOptions = passed(shared + ["key"]) + watched
         func projector(_ name: String) -> [String] { ["project", name] + projectorOptions + metricsFile(name) }
         return [
