@@ -20,4 +20,22 @@ enum SupervisedChild {
         _ = strata_set_parent_death_signal(SIGTERM)
         if getppid() != parent { kill(getpid(), SIGTERM) }
     }
+
+    /// Set by `up` in the environment of a child that reports readiness (serve): the number of
+    /// the descriptor to report it on, the write end of a pipe `up` reads.
+    static let readyVariable = "STRATA_READY_FD"
+    static let readyMessage = "ready\n"
+
+    /// Tells `up` the process is ready (serve: its store open, its endpoints bound), so that it
+    /// starts the projectors; nothing when not started by `up`. The descriptor is closed after.
+    static func reportReady(_ environment: [String: String]) {
+        guard environment[variable] != nil, let value = environment[readyVariable], let descriptor = Int32(value),
+            descriptor > 2
+        else { return }
+        let message = Array(readyMessage.utf8)
+        // A pipe `up` no longer reads is EPIPE here (SIGPIPE is ignored): `up` is gone, and the
+        // kernel's SIGTERM stops this process.
+        _ = message.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+    }
 }

@@ -64,6 +64,68 @@ import Testing
         }
     }
 
+    /// A second `up` whose ports another system's service holds: its serve cannot bind them,
+    /// and no projector of it is started. Started with serve, they reached that service, signed
+    /// with the key file both share, and filled this data directory's files with its history, so
+    /// that the next `up` here found them ahead of the store and refused them.
+    @Test func anUpWhoseServiceCannotBindStartsNoProjector() throws {
+        let other = try ChildProcess.temporaryDirectory("strata-up-other")
+        defer { try? FileManager.default.removeItem(at: other) }
+        try ServiceProcess.prepare(other)
+        let service = try ServiceProcess(dataDirectory: other, ports: try .free())
+        defer { service.stop() }
+        let registrations = (1...5).map { index in
+            #"{"id":"o-\#(index)","type":"RegisterUser","actor":"agent-\#(index)","#
+                + #""payload":{"userId":"agent-\#(index)","username":"agent\#(index)","#
+                + #""email":"agent\#(index)@example.com","role":"AGENT"}}"#
+        }
+        let sent = try ChildProcess.strata(
+            ["send", "-", "--data", other.path, "--key", ServiceProcess.Keys.service, "--commands", service.commands],
+            stdin: registrations.joined(separator: "\n") + "\n")
+        #expect(sent.exitCode == 0, "\(sent.stdout)\(sent.stderr)")
+        let otherHead = try service.store().head()
+
+        let data = try ChildProcess.temporaryDirectory("strata-up-taken")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let bootstrap = try ChildProcess.strata(
+            ["admin", "bootstrap", "--data", data.path, "--id", "root", "--username", "root", "--email",
+             "root@example.com"])
+        #expect(bootstrap.exitCode == 0, "\(bootstrap.stderr)")
+        let up = try StrataProcess(
+            ["up", "--data", data.path, "--keys", other.appendingPathComponent("keys.json").path, "--key",
+             ServiceProcess.Keys.service, "--commands", service.commands, "--events", service.events, "--history",
+             service.history])
+        defer { up.stop() }
+        #expect(up.waitForExit(timeout: 60) == 1, "\(up.log)")
+        #expect(up.log.contains("serve stopped on its own (exit code 2) before it was ready"), "\(up.log)")
+        #expect(!up.log.contains("started readmodels") && !up.log.contains("started audit"), "\(up.log)")
+
+        // Nothing of the other store here: no projection file, nothing ahead of this head.
+        let status = try ChildProcess.strata(["status", "--format", "json", "--data", data.path])
+        let json = try JSONParser.parse(status.stdout)
+        #expect(status.exitCode == 0, "\(status.stdout)\(status.stderr)")
+        #expect(json["errors"] == [:] && json["projections"] == [:], "\(status.stdout)")
+        #expect(try #require(json["head"]?.integerValue) < otherHead)
+        for name in ["readmodels.db", "audit.db"] {
+            #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent(name).path))
+        }
+    }
+
+    /// The projectors start only once serve has said it is ready, its endpoints bound.
+    @Test func theProjectorsStartOnceServeIsReady() throws {
+        try withUp { up, _, _ in
+            let log = up.log
+            let ready = try #require(log.range(of: "serve: ready "), "\(log)")
+            let told = try #require(log.range(of: "up: serve is ready"), "\(log)")
+            for name in ["readmodels", "audit"] {
+                let started = try #require(log.range(of: "started \(name) (pid "), "\(log)")
+                #expect(ready.lowerBound < started.lowerBound && told.lowerBound < started.lowerBound, "\(log)")
+            }
+            up.send(signal: SIGINT)
+            #expect(up.waitForExit(timeout: 60) == 0, "\(up.log)")
+        }
+    }
+
     /// `--checkpoint-key FILE`, a setting serve reads, reaches it through `up`, which refused
     /// the option; serve signs with that key and makes none in the data directory.
     @Test func upPassesTheCheckpointKeyToServe() throws {

@@ -136,6 +136,7 @@ enum ServeCommand {
         logger.info(
             "ready commands=\(endpoints.commands) events=\(endpoints.events) history=\(endpoints.history) "
                 + "head=\(server.startingHead) store=\(configuration.eventStorePath)")
+        SupervisedChild.reportReady(environment)
         let failure = server.wait()
         metricsFile?.stop()
         if let failure {

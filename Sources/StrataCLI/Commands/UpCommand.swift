@@ -14,13 +14,19 @@ enum UpCommand {
             OptionSpec("print-services", help: "Print the processes it would start, one JSON line each, and exit."),
         ],
         discussion: """
-            Starts `strata serve`, `strata project readmodels` and `strata project audit` as child
-            processes with the same settings (each in its own process group, logging to this standard
-            error), and watches them. A child that crashes (dies from a signal, or exits other than
-            0, 1 or 2 on its own) is started again after 1 s, then 2, 4 … up to 30 s while it keeps
-            crashing. A child that exits 1 or 2 reported a problem a restart would not fix (a projection
-            stopped at an event, a locked store, a missing key): it stays down, and if it is the
-            command service, everything stops.
+            Starts `strata serve` and, once it is ready (its store open, its endpoints bound), `strata
+            project readmodels` and `strata project audit`, as child processes with the same settings
+            (each in its own process group, logging to this standard error), and watches them. The
+            projectors wait so as never to reach whatever else holds serve's ports (another system's
+            service, whose history they would take for this store's): a serve that stops before it is
+            ready stops everything with no projector started, and one not ready after 120 s is stopped.
+
+            A child that crashes (dies from a signal, or exits other than 0, 1 or 2 on its own) is
+            started again after 1 s, then 2, 4 … up to 30 s while it keeps crashing. A projector is
+            started again only while serve is ready (one running reconnects by itself). A child that
+            exits 1 or 2 reported a problem a restart would not fix (a projection stopped at an event,
+            a locked store, a missing key): it stays down, and if it is the command service,
+            everything stops.
 
             SIGINT or SIGTERM sends SIGTERM to each child and waits for all of them (each stops
             gracefully); a child still running after 20 s is killed. Exit codes: 0 stopped cleanly,
@@ -75,7 +81,7 @@ enum UpCommand {
 
     /// The three processes, each with the settings it takes: serve no client key, the
     /// projectors no commands endpoint nor checkpoint key; with --metrics-dir, each writes its own
-    /// file there.
+    /// file there. The projectors wait for serve to be ready (`Supervisor.Child.reportsReady`).
     static func children(_ arguments: ParsedArguments) -> [Supervisor.Child] {
         func passed(_ options: [String]) -> [String] {
             options.flatMap { option in arguments.value(option).map { ["--\(option)", $0] } ?? [] }
@@ -89,7 +95,7 @@ enum UpCommand {
         let projectorOptions = passed(shared + ["key"]) + watched
         func projector(_ name: String) -> [String] { ["project", name] + projectorOptions + metricsFile(name) }
         return [
-            .init(name: "serve", arguments: ["serve"] + serveOptions, isEssential: true),
+            .init(name: "serve", arguments: ["serve"] + serveOptions, isEssential: true, reportsReady: true),
             .init(name: "readmodels", arguments: projector("readmodels"), isEssential: false),
             .init(name: "audit", arguments: projector("audit"), isEssential: false),
         ]
