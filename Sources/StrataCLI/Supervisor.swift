@@ -22,6 +22,8 @@ final class Supervisor: Sendable {
         /// or never will, reaches whatever holds them, another system's service included, and
         /// takes that history for its own.
         var reportsReady = false
+        /// What an exit code it stops with on its own means, for the log line saying so.
+        var exitMeanings: [Int32: String] = [:]
     }
 
     static let stopGraceSeconds = 20.0
@@ -73,8 +75,9 @@ final class Supervisor: Sendable {
     }
 
     /// Runs until asked to stop or until an essential child stops on its own; returns the
-    /// exit code for `strata up`: 0 when every child stopped when asked, 1 when one stopped
-    /// with a problem, had to be killed or was not ready in time, 130 after `requestKill`.
+    /// exit code for `strata up`: 0 when every child stopped when asked or on purpose, 1 when
+    /// one stopped with a problem (on its own or when asked), had to be killed or was not
+    /// ready in time, 130 after `requestKill`.
     func run() -> Int32 {
         var states = children.map { _ in Running() }
         var exitCode: Int32 = 0
@@ -115,20 +118,14 @@ final class Supervisor: Sendable {
                     continue
                 }
                 if Self.isDeliberate(status) {
-                    // Exit code 0 without being asked: stopped by someone, on purpose.
+                    // Exit code 0 without being asked: stopped by someone, on purpose. Any other
+                    // is a problem `up` ends with, even when the child was not essential.
                     let problem = status != 0
-                    if child.isEssential {
-                        logger.log(
-                            problem ? .error : .info, "\(child.name) stopped on its own \(how): stopping everything")
-                        if problem { exitCode = 1 }
-                        requestStop()
-                    } else if problem {
-                        logger.error(
-                            "\(child.name) stopped on its own \(how) and stays down; its log says why, "
-                                + "`strata status` shows a stopped projection")
-                    } else {
-                        logger.info("\(child.name) stopped on its own \(how) and stays down")
-                    }
+                    if problem, exitCode == 0 { exitCode = 1 }
+                    let what = child.isEssential ? ", stopping everything" : " and stays down"
+                    let meaning = child.exitMeanings[(status >> 8) & 0xff].map { ": \($0); its log says which" } ?? ""
+                    logger.log(problem ? .error : .info, "\(child.name) stopped on its own \(how)\(what)\(meaning)")
+                    if child.isEssential { requestStop() }
                     continue
                 }
                 let uptime = ContinuousClock.now - states[index].startedAt

@@ -126,6 +126,55 @@ import Testing
         }
     }
 
+    /// serve stopped on purpose (a SIGTERM sent to it alone, exit 0) stops the others, and `up`
+    /// has stopped cleanly: exit 0, as its help says, which said exit 1 and left out SIGHUP, the
+    /// 60 s after which a crash waits 1 s again, and exit 130.
+    @Test func aServiceStoppedOnPurposeStopsEverythingAndUpExitsZero() throws {
+        try withUp { up, _, children in
+            kill(try #require(children["serve"]), SIGTERM)
+            #expect(up.waitForExit(timeout: 60) == 0, "\(up.log)")
+            #expect(up.log.contains("serve stopped on its own (exit code 0), stopping everything"), "\(up.log)")
+            for name in ["readmodels", "audit"] {
+                #expect(up.log.contains("up: \(name) stopped (exit code 0)"), "\(up.log)")
+            }
+        }
+        let help = try ChildProcess.strata(["up", "--help"])
+        let text = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(!text.contains("the command service stopped on its own"), "\(text)")
+        for said in [
+            "Exit codes: 0 stopped cleanly (every child stopped when asked, or on purpose);", "SIGHUP",
+            "one that had run 60 s when it crashed is started again after 1 s", "130 a second signal",
+        ] {
+            #expect(text.contains(said), "\(text)")
+        }
+    }
+
+    /// A projector that could not start (another one holds its file: exit 2) is down for the
+    /// whole run, and `up` ends with exit 1, not as stopped cleanly. Its log line says what
+    /// exit 2 means: the lock is no projection stopped at an event, which `strata status` shows.
+    @Test func aProjectorDownForTheWholeRunMakesUpExitOne() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-up-held")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let ports = try ServiceProcess.Ports.free()
+        let events = ["--events", "tcp://127.0.0.1:\(ports.events)", "--history", "tcp://127.0.0.1:\(ports.history)"]
+        let options = ["--data", data.path, "--key", ServiceProcess.Keys.service] + events
+        let holder = try StrataProcess(["project", "readmodels"] + options)
+        defer { holder.stop() }
+        try holder.waitForLine(containing: "ready name=readmodels")
+
+        let up = try StrataProcess(["up", "--commands", "tcp://127.0.0.1:\(ports.commands)"] + options)
+        defer { up.stop() }
+        let line = try up.waitForLine(containing: "readmodels stopped on its own (exit code 2) and stays down")
+        #expect(line.contains("another projector holding its file"), "\(line)")
+        #expect(!line.contains("strata status"), "\(line)")
+        try up.waitForLine(containing: "project-audit: ready ")
+        up.send(signal: SIGINT)
+        #expect(up.waitForExit(timeout: 60) == 1, "\(up.log)")
+        #expect(up.log.contains("up: audit stopped (exit code 0)"), "\(up.log)")
+        #expect(holder.stop() == 0, "\(holder.log)")
+    }
+
     /// `--checkpoint-key FILE`, a setting serve reads, reaches it through `up`, which refused
     /// the option; serve signs with that key and makes none in the data directory.
     @Test func upPassesTheCheckpointKeyToServe() throws {

@@ -21,16 +21,21 @@ enum UpCommand {
             service, whose history they would take for this store's): a serve that stops before it is
             ready stops everything with no projector started, and one not ready after 120 s is stopped.
 
-            A child that crashes (dies from a signal, or exits other than 0, 1 or 2 on its own) is
-            started again after 1 s, then 2, 4 … up to 30 s while it keeps crashing. A projector is
+            A child that crashes (dies from a signal, or exits other than 0, 1 or 2 on its own), or
+            cannot be started, is started again after 1 s, then 2, 4 … up to 30 s while it keeps
+            crashing; one that had run 60 s when it crashed is started again after 1 s. A projector is
             started again only while serve is ready (one running reconnects by itself). A child that
             exits 1 or 2 reported a problem a restart would not fix (a projection stopped at an event,
-            a locked store, a missing key): it stays down, and if it is the command service,
-            everything stops.
+            a locked file, a missing key) and stays down; one that exits 0 without being asked was
+            stopped on purpose (a SIGTERM sent to it alone) and stays down too. When either is the
+            command service, everything stops.
 
-            SIGINT or SIGTERM sends SIGTERM to each child and waits for all of them (each stops
-            gracefully); a child still running after 20 s is killed. Exit codes: 0 stopped cleanly,
-            1 the command service stopped on its own, 2 usage or environment.
+            SIGINT, SIGTERM or SIGHUP (a closed terminal) sends SIGTERM to each child and waits for all
+            of them (each stops gracefully); a child still running after 20 s is killed. A second signal
+            kills every child at once. Exit codes: 0 stopped cleanly (every child stopped when asked, or
+            on purpose); 1 a child stopped with a problem (exit 1 or 2 on its own, or other than 0 when
+            asked), had to be killed, or serve was not ready in time; 2 usage or environment; 130 a
+            second signal.
 
             --metrics-dir DIR (created if missing) gives each child its own --metrics-file in DIR, a
             directory node_exporter's textfile collector can read as it is; --metrics-interval and
@@ -93,11 +98,34 @@ enum UpCommand {
         let watched = passed(["metrics-interval", "log-level"])
         let serveOptions = passed(shared + ["commands", "checkpoint-key"]) + watched + metricsFile("serve")
         let projectorOptions = passed(shared + ["key"]) + watched
-        func projector(_ name: String) -> [String] { ["project", name] + projectorOptions + metricsFile(name) }
+        func projector(_ name: String) -> Supervisor.Child {
+            .init(
+                name: name, arguments: ["project", name] + projectorOptions + metricsFile(name), isEssential: false,
+                exitMeanings: projectorExits)
+        }
         return [
-            .init(name: "serve", arguments: ["serve"] + serveOptions, isEssential: true, reportsReady: true),
-            .init(name: "readmodels", arguments: projector("readmodels"), isEssential: false),
-            .init(name: "audit", arguments: projector("audit"), isEssential: false),
+            .init(
+                name: "serve", arguments: ["serve"] + serveOptions, isEssential: true, reportsReady: true,
+                exitMeanings: serveExits),
+            projector("readmodels"),
+            projector("audit"),
         ]
     }
+
+    /// `strata serve --help`'s exit codes, for the log line of a serve that stopped on its own.
+    private static let serveExits: [Int32: String] = [
+        1: "a problem with the store (held by another writer, damaged, not matching its last signed checkpoint) "
+            + "or a failure of the service",
+        2: "its settings or environment (an endpoint it cannot bind, a key file or checkpoint key it cannot use, "
+            + "a metrics file it cannot write)",
+    ]
+
+    /// `strata project --help`'s exit codes. Only a stop at an event is recorded in the file, for
+    /// `strata status` to show; another projector holding the file is exit 2, and nothing is recorded.
+    private static let projectorExits: [Int32: String] = [
+        1: "an event it cannot apply (`strata status` shows the stop), its file ahead of the store or from "
+            + "another one, or history refusing it for good",
+        2: "its settings or environment (another projector holding its file, no usable key, a file or metrics "
+            + "file it cannot open or write, no key store it can read)",
+    ]
 }
