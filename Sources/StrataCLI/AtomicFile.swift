@@ -73,30 +73,13 @@ enum AtomicFile {
     }
 
     /// Creates the directory that holds `path`, and any missing above it; returns those it
-    /// created, deepest first, whose entries `put` syncs after the rename.
-    /// Creates the directories missing on the way to `path`; for a file only its owner may read
-    /// (`mode` lets no group or others in), they too are its owner's only (0700): a data
-    /// directory made for the key file is where the stores and read models will live.
+    /// created, deepest first, whose entries `put` syncs after the rename. For a file only its
+    /// owner may read (`mode` lets no group or others in), they too are its owner's only (0700):
+    /// a data directory made for the key file is where the stores and read models will live.
     private static func createDirectory(of path: String, mode: mode_t) throws -> [String] {
         let directory = PathName.directory(of: path)
         guard !directory.isEmpty else { return [] }
-        var created: [String] = []
-        var missing = directory
-        while !missing.isEmpty, missing != "/", !FileManager.default.fileExists(atPath: missing) {
-            created.append(missing)
-            missing = PathName.directory(of: missing)
-        }
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw CommandFailure.environment("cannot create \(directory): \(error.localizedDescription)")
-        }
-        if mode & 0o077 == 0 {
-            for made in created where chmod(made, 0o700) != 0 {
-                throw CommandFailure.environment("cannot make \(made) private: \(String(cString: strerror(errno)))")
-            }
-        }
-        return created
+        return try Directories.create(directory, "the directory", mode: mode & 0o077 == 0 ? 0o700 : 0o777).reversed()
     }
 
     /// The write itself, once the directories are there: `created` are those made for it.

@@ -142,8 +142,8 @@ func strataAtOnce(_ commands: [[String]]) throws -> [(exitCode: Int32, stderr: S
 /// The key file holds every key's secret: like the checkpoint key, it must be its owner's alone.
 @Suite("The key file's mode")
 struct KeyFileModeTests {
-    /// A data directory that `keys new` makes is its owner's alone too: the stores and the read
-    /// models will live in it.
+    /// A data directory that `keys new` (or `serve`, `project`, `admin bootstrap`) makes is its
+    /// owner's alone too: the stores and the read models live in it.
     @Test func aDirectoryMadeForTheKeyFileIsPrivate() throws {
         try withTemporaryDirectory { dir in
             let data = dir.appendingPathComponent("new/data").path
@@ -151,6 +151,12 @@ struct KeyFileModeTests {
             #expect(try permissions(data) == 0o700)
             #expect(try permissions(dir.appendingPathComponent("new").path) == 0o700)
             #expect(try permissions(data + "/keys.json") == 0o600)
+            // So is one that the first admin's bootstrap makes.
+            let other = dir.appendingPathComponent("bootstrapped").path
+            try strata(
+                ["admin", "bootstrap", "--id", "a1", "--username", "root", "--email", "r@example.com", "--data", other],
+                expecting: 0)
+            #expect(try permissions(other) == 0o700)
         }
     }
 

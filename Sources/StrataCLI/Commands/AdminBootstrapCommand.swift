@@ -36,7 +36,7 @@ enum AdminBootstrapCommand {
         if !FieldRules.isValidEmail(email) { problems.append("--email is not a valid email address") }
         guard problems.isEmpty else { throw UsageError(problems.joined(separator: "; ")) }
 
-        try Directories.create(configuration.dataDirectory, "the data directory")
+        try Directories.create(configuration.dataDirectory, "the data directory", mode: 0o700)
         let store: SQLiteEventStore
         do {
             store = try SQLiteEventStore(path: configuration.eventStorePath)

@@ -81,7 +81,7 @@ enum ProjectCommand {
         let signing = try configuration.signingKey(for: .history)
         let logger = observability.logger(label: "project-\(name)")
         let act = try operatorAct(arguments, target: target)
-        try Directories.create(configuration.dataDirectory, "the data directory")
+        try Directories.create(configuration.dataDirectory, "the data directory", mode: 0o700)
 
         var settings = Projector.Settings(
             name: target.name, databasePath: target.path, eventsEndpoint: configuration.eventsEndpoint,

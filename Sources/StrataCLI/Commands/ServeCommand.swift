@@ -67,7 +67,7 @@ enum ServeCommand {
         let observability = try Observability.resolve(arguments, environment: environment)
         let keys = try readKeyFile(configuration.keysFile)
         try requireServiceCopy(keys, configuration.keysFile)
-        try Directories.create(configuration.dataDirectory, "the data directory")
+        try Directories.create(configuration.dataDirectory, "the data directory", mode: 0o700)
         let logger = observability.logger(label: "serve")
         var settings = CommandServer.Settings(
             storePath: configuration.eventStorePath, keys: keys, commandsEndpoint: configuration.commandsEndpoint,
