@@ -22,27 +22,37 @@ private func startWithSignalsUnblocked(_ arguments: [String], environment: [Stri
 
 @Suite("strata query --as-of, interrupted")
 struct QueryInterruptTests {
+    /// A store long enough to build that a signal comes while it runs, and an empty TMPDIR for
+    /// the scratch copies: the data directory, that directory, and the store's head.
+    private func storeAndScratch(in dir: URL) throws -> (data: String, scratch: URL, head: Int64) {
+        let data = dir.appendingPathComponent("data").path
+        let scratch = dir.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: false)
+        try bootstrapAdmin(data: data)
+        var history = BenchLendingHistory(admin: "admin-1", today: LocalDate("2026-03-01")!)
+        let head = try history.grow(data + "/events.db", to: 20_000, checkpointKey: data + "/checkpoint.key")
+        return (data, scratch, head)
+    }
+
+    /// Waits until `query` has made its scratch copy in `scratch`.
+    private func waitForScratchCopy(of query: StrataProcess, in scratch: URL) throws {
+        let deadline = Date().addingTimeInterval(30)
+        while try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty {
+            try #require(query.isRunning && Date() < deadline, "no scratch copy was made: \(query.log)")
+            usleep(2_000)
+        }
+    }
+
     /// The scratch copy an as-of query builds holds personal data opened for it, which a later
     /// erasure never reaches: SIGINT or SIGTERM in the middle of the build removes it too.
     @Test func aSignalDuringTheBuildLeavesNoScratchCopy() throws {
         try withTemporaryDirectory { dir in
-            let data = dir.appendingPathComponent("data").path
-            let scratch = dir.appendingPathComponent("tmp")
-            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: false)
-            try bootstrapAdmin(data: data)
-            // Long enough to build that the signal comes while it runs.
-            var history = BenchLendingHistory(admin: "admin-1", today: LocalDate("2026-03-01")!)
-            let head = try history.grow(data + "/events.db", to: 20_000, checkpointKey: data + "/checkpoint.key")
-
+            let (data, scratch, head) = try storeAndScratch(in: dir)
             for signal in [SIGINT, SIGTERM] {
                 let query = try startWithSignalsUnblocked(
                     ["query", "portfolio", "--as-of", String(head), "--data", data],
                     environment: ["TMPDIR": scratch.path])
-                let deadline = Date().addingTimeInterval(30)
-                while try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty {
-                    try #require(query.isRunning && Date() < deadline, "no scratch copy was made: \(query.log)")
-                    usleep(2_000)
-                }
+                try waitForScratchCopy(of: query, in: scratch)
                 query.send(signal: signal)
                 let exitCode = query.waitForExit()
                 #expect(exitCode == 128 + signal, "\(query.log)")
@@ -58,20 +68,10 @@ struct QueryInterruptTests {
     /// leads to, nor one just made.
     @Test func theNextAsOfQueryRemovesWhatAKilledOneLeft() throws {
         try withTemporaryDirectory { dir in
-            let data = dir.appendingPathComponent("data").path
-            let scratch = dir.appendingPathComponent("tmp")
-            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: false)
-            try bootstrapAdmin(data: data)
-            var history = BenchLendingHistory(admin: "admin-1", today: LocalDate("2026-03-01")!)
-            let head = try history.grow(data + "/events.db", to: 20_000, checkpointKey: data + "/checkpoint.key")
-
+            let (data, scratch, head) = try storeAndScratch(in: dir)
             let killed = try StrataProcess(
                 ["query", "portfolio", "--as-of", String(head), "--data", data], environment: ["TMPDIR": scratch.path])
-            let deadline = Date().addingTimeInterval(30)
-            while try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty {
-                try #require(killed.isRunning && Date() < deadline, "no scratch copy was made: \(killed.log)")
-                usleep(2_000)
-            }
+            try waitForScratchCopy(of: killed, in: scratch)
             killed.send(signal: SIGKILL)
             _ = killed.waitForExit()
             let left = try #require(try FileManager.default.contentsOfDirectory(atPath: scratch.path).first)
