@@ -6,6 +6,8 @@ import StrataSQLite
 import StrataTesting
 import Testing
 
+@testable import StrataCLI
+
 /// A named query with its filters, and exactly the rows it must answer on `KnownHistory`.
 struct QueryCase: CustomTestStringConvertible, Sendable {
     let arguments: [String]
@@ -405,6 +407,45 @@ struct QueryCommandTests {
             "\(warned.stderr)")
         let audit = try strata(["query", "audit", "--data", history.data.path], expecting: 0)
         #expect(audit.stderr.isEmpty, "the audit projection is not stopped")
+    }
+
+    /// A live file that is no view of the store beside it (the store restored from an older
+    /// backup, or another system's) still answers, but says so: its answer is not this store's
+    /// history. With no store beside it (read models on another host), nothing is said.
+    @Test func aFileThatIsNotTheStoresAnswersWithAWarning() throws {
+        let history = try KnownHistory.make()
+        defer { history.remove() }
+        let data = history.data.path
+        func replaceStore(_ make: () throws -> Void) throws {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: data + "/events.db" + suffix) }
+            try make()
+        }
+        try replaceStore { try bootstrapAdmin(data: data) }
+        let ahead = try strata(["query", "users", "--format", "json", "--data", data], expecting: 0)
+        #expect(try jsonLine(ahead.stdout)["position"] == .integer(history.head))
+        #expect(
+            ahead.stderr
+                == "strata query: warning: readmodels is ahead of the store: checkpoint \(history.head) is beyond the "
+                + "store's head, position 1: events.db is older than this file (restored from a backup?); rebuild it "
+                + "from the store; the answer is not this store's history\n")
+
+        try replaceStore {
+            try bootstrapAdmin(data: data)
+            var other = BenchLendingHistory(admin: "admin-1", today: LocalDate("2026-03-01")!)
+            _ = try other.grow(data + "/events.db", to: 100, checkpointKey: data + "/checkpoint.key")
+        }
+        let other = try strata(["query", "audit", "--data", data], expecting: 0)
+        #expect(
+            other.stderr.hasPrefix(
+                "strata query: warning: audit is not from this store: the store's event at its checkpoint, position "
+                    + "\(history.head), has hash "), "\(other.stderr)")
+
+        try replaceStore {}
+        let alone = try strata(["query", "users", "--data", data], expecting: 0)
+        #expect(alone.stderr.isEmpty, "\(alone.stderr)")
+        // The journal is the store itself: nothing to compare.
+        try bootstrapAdmin(data: data)
+        #expect(try strata(["query", "refusals", "--data", data], expecting: 0).stderr.isEmpty)
     }
 
     @Test func problemsAreNamed() throws {

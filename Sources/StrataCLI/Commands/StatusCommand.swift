@@ -81,28 +81,20 @@ enum StatusCommand {
             throw VerifyCommand.readFailure(configuration.eventStorePath, error)
         }
         // Such a file must be rebuilt, whether or not it is also stopped.
-        let ahead = Set(positions.filter { $0.1 > head }.map(\.0))
-        errors.removeAll { ahead.contains($0.0) }
-        for (name, checkpoint) in positions where ahead.contains(name) {
-            errors.append((name, ProjectorError.beyondHead(checkpoint: checkpoint, head: head)))
-        }
-        // A file built from another store (another data directory's, or events.db restored from
-        // another system) has another event at its checkpoint: it too must be rebuilt, and its
-        // projector refuses to start on it.
+        var ahead: Set<String> = []
         var otherStore: Set<String> = []
-        for (name, checkpoint) in positions where checkpoint > 0 && !ahead.contains(name) && !unreadable.contains(name) {
-            let storeHash: String?
+        for (name, checkpoint) in positions {
+            let mismatch: StoreMismatch?
             do throws(StoreError) {
-                storeHash = try store.hash(at: checkpoint)
+                mismatch = try StoreMismatch.of(
+                    name, checkpoint: checkpoint, appliedHash: applied[name] ?? "", store: store, head: head)
             } catch {
                 throw VerifyCommand.readFailure(configuration.eventStorePath, error)
             }
-            guard let storeHash, let fileHash = applied[name], storeHash != fileHash else { continue }
-            otherStore.insert(name)
+            guard let mismatch else { continue }
+            if case .ahead = mismatch { ahead.insert(name) } else { otherStore.insert(name) }
             errors.removeAll { $0.0 == name }
-            errors.append(
-                (name, ProjectorError.otherStore(
-                    name: name, checkpoint: checkpoint, storeHash: storeHash, fileHash: fileHash)))
+            errors.append((name, mismatch.message))
         }
         if format == "json" {
             let json: JSONValue = [

@@ -37,6 +37,12 @@ struct QueryView {
         }
     }
 
+    /// The hash of the event the projection applied last; nil for the journal.
+    var appliedHash: String? {
+        guard case .projection(let snapshot) = reader else { return nil }
+        return snapshot.chainHash
+    }
+
     /// Why the projection stopped, if it has; the journal never stops.
     var stop: ProjectionStop? {
         guard case .projection(let snapshot) = reader else { return nil }
