@@ -16,9 +16,10 @@ enum KeysCommand {
         discussion: """
             The secret is 32 random bytes from libsodium, stored as 64 hex characters in the key file,
             which is created with mode 0600 (and its directory with mode 0700, if missing). A key file
-            that others may read is refused (exit 2), as every command that reads it refuses it. Requests are signed with
-            HMAC-SHA256 under these 32 bytes. The file is read and replaced under a lock on FILE.lock
-            beside it, so keys made at once all stay, and an id is given out once.
+            that others may read is refused (exit 2), as every command that reads it refuses it.
+            Requests are signed with HMAC-SHA256 under these 32 bytes. The file is read and replaced
+            under a lock on FILE.lock beside it, so keys made at once all stay, and an id is given out
+            once.
 
             With --curve, the key also gets a CURVE key pair from libzmq ("curvePublic", "curveSecret",
             40 Z85 characters each), and the public key is printed on a second line. The first --curve

@@ -55,8 +55,8 @@ enum ProjectCommand {
             `strata verify`, restore events.db from a backup and --resume, or rebuild the file from a
             store that verifies.
 
-            While history does not answer, or answers that the service is stopping or its store could
-            not be read, it asks again a second after each try (one that gets no answer waits 5 s),
+            While history does not answer, or answers that the service is stopping or its store or key
+            store could not be read, it asks again a second after each try (one that gets no answer waits 5 s),
             reading the bus's heartbeats meanwhile; any other refusal would come again (a key without the
             scope, personal data history cannot open), so it exits 1 naming it.
 

@@ -29,8 +29,8 @@ enum StatusCommand {
             at the checkpoint is not the store's) is shown OTHER STORE.
 
             Exit codes: 0 no projection shown is stopped, 1 one is (its error is shown), is beyond the
-            head, is from another store or is unreadable, events.db is damaged or, with --only, the projection has no file yet,
-            2 no event store.
+            head, is from another store or is unreadable, events.db is damaged or, with --only, the
+            projection has no file yet, 2 no event store.
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
@@ -44,9 +44,8 @@ enum StatusCommand {
         // The projections shown and judged: all of them, none (`--only events`), or the one named.
         let names = only.map { name in ProjectionTarget.names.filter { $0 == name } } ?? ProjectionTarget.names
         let store = try VerifyCommand.openReadOnly(configuration.eventStorePath)
-        var positions: [(String, Int64)] = []
-        // The hash each file applied at its checkpoint, to compare with the store's.
-        var applied: [String: String] = [:]
+        // Each file's checkpoint, and the hash it applied there, to compare with the store's.
+        var positions: [(name: String, checkpoint: Int64, hash: String)] = []
         var errors: [(String, String)] = []
         // Files that cannot be read as that projection at all: not stopped, but not there either.
         var unreadable: Set<String> = []
@@ -64,8 +63,7 @@ enum StatusCommand {
                     errors.append((name, "\(target.path) holds the \(snapshot.name) projection, not \(name)"))
                     continue
                 }
-                positions.append((name, snapshot.checkpoint))
-                applied[name] = snapshot.chainHash
+                positions.append((name, snapshot.checkpoint, snapshot.chainHash))
                 if let stop = snapshot.stop { errors.append((name, stop.description)) }
             } catch {
                 unreadable.insert(name)
@@ -81,37 +79,39 @@ enum StatusCommand {
             throw VerifyCommand.readFailure(configuration.eventStorePath, error)
         }
         // Such a file must be rebuilt, whether or not it is also stopped.
-        var ahead: Set<String> = []
-        var otherStore: Set<String> = []
-        for (name, checkpoint) in positions {
+        var mismatches: [String: StoreMismatch] = [:]
+        for (name, checkpoint, hash) in positions {
             let mismatch: StoreMismatch?
             do throws(StoreError) {
                 mismatch = try StoreMismatch.of(
-                    name, checkpoint: checkpoint, appliedHash: applied[name] ?? "", store: store, head: head)
+                    name, checkpoint: checkpoint, appliedHash: hash, store: store, head: head)
             } catch {
                 throw VerifyCommand.readFailure(configuration.eventStorePath, error)
             }
             guard let mismatch else { continue }
-            if case .ahead = mismatch { ahead.insert(name) } else { otherStore.insert(name) }
+            mismatches[name] = mismatch
             errors.removeAll { $0.0 == name }
             errors.append((name, mismatch.message))
         }
         if format == "json" {
             let json: JSONValue = [
                 "head": .integer(head),
-                "projections": .object(Dictionary(uniqueKeysWithValues: positions.map { ($0.0, .integer($0.1)) })),
+                "projections": .object(
+                    Dictionary(uniqueKeysWithValues: positions.map { ($0.name, .integer($0.checkpoint)) })),
                 "errors": .object(Dictionary(uniqueKeysWithValues: (errors + missing).map { ($0.0, .string($0.1)) })),
             ]
             printLine(CanonicalJSON.string(json))
         } else {
             printLine("head \(head)  (\(configuration.eventStorePath))")
             for name in names {
-                let position = positions.first { $0.0 == name }?.1
+                let position = positions.first { $0.name == name }?.checkpoint
                 let error = errors.first { $0.0 == name }?.1
                 let label =
-                    ahead.contains(name)
-                    ? "AHEAD"
-                    : otherStore.contains(name) ? "OTHER STORE" : unreadable.contains(name) ? "UNREADABLE" : "STOPPED"
+                    switch mismatches[name] {
+                    case .ahead?: "AHEAD"
+                    case .otherStore?: "OTHER STORE"
+                    case nil: unreadable.contains(name) ? "UNREADABLE" : "STOPPED"
+                    }
                 let state =
                     error.map { "\(label): \($0)" }
                     ?? position.map { $0 == head ? "up to date" : "\(head - $0) behind" } ?? "no file yet"

@@ -238,8 +238,8 @@ extension NamedQuery {
                 SELECT recorded_at, command_id, actor, key_id, command_type,
                        json_extract(result, '$.error.code') AS code, json_extract(result, '$.error.reason') AS reason,
                        json_extract(result, '$.error.message') AS message,
-                       (SELECT group_concat(json_extract(d.value, '$.field') || ': ' || json_extract(d.value, '$.reason'),
-                                            '; ')
+                       (SELECT group_concat(
+                                   json_extract(d.value, '$.field') || ': ' || json_extract(d.value, '$.reason'), '; ')
                         FROM json_each(result, '$.error.details') AS d) AS details
                 FROM commands
                 """,
