@@ -108,6 +108,11 @@ public final class CommandWriter {
     /// A retry of a command journaled before the batch is answered from the journal all the
     /// same: its answer never depended on this commit, and an INTERNAL ("not recorded") would
     /// tell its client to send it anew under another id, and so do it twice.
+    ///
+    /// A command whose own streams cannot be read (a damaged page, an event this version
+    /// cannot decode) is answered INTERNAL alone and not journaled, and the rest of the batch
+    /// goes on: failing the batch for it would fail every command that shared a batch with
+    /// it, again at each of its retries.
     public func process(_ batch: [Pending]) -> Committed {
         cache.trimIfNeeded()
         let now = clock.now()
@@ -116,18 +121,27 @@ public final class CommandWriter {
         var seen: Set<String> = []
         // By command id: the entries of commands journaled before the batch (retries, rare).
         var journaled: [String: JournalEntry] = [:]
+        // By command id: the commands of the batch answered without being recorded (rare).
+        var unrecorded: [String: StrataError] = [:]
         var encoding = EventEncoding(thread: encoder)
         do throws(StoreError) {
             try cache.refreshIfStale()
             try store.readingTogether { () throws(StoreError) in
                 for pending in batch {
+                    let id = pending.body.id
                     // The same id twice in one batch: the second is answered as the first.
-                    var isRetry = !seen.insert(pending.body.id).inserted
-                    if !isRetry, let earlier = try store.journalEntry(commandId: pending.body.id) {
-                        journaled[pending.body.id] = earlier
+                    var isRetry = !seen.insert(id).inserted
+                    if isRetry, let error = unrecorded[id] {
+                        decided.append(.unrecorded(error))
+                        continue
+                    }
+                    if !isRetry, let earlier = try store.journalEntry(commandId: id) {
+                        journaled[id] = earlier
                         isRetry = true
                     }
-                    decided.append(try decide(pending, now: now, isRetry: isRetry, encoding: &encoding))
+                    let decision = try decide(pending, now: now, isRetry: isRetry, encoding: &encoding)
+                    if case .unrecorded(let error) = decision { unrecorded[id] = error }
+                    decided.append(decision)
                 }
             }
             let encoded = try encoding.finish()
@@ -140,6 +154,8 @@ public final class CommandWriter {
                 case .appending(let pending, let actor, let type, let events, let expectations):
                     let append = CommandWrite.Decision.append(Array(encoded[events]), expectations: expectations)
                     writes.append(try Self.write(pending, actor: actor, type: type, decision: append))
+                case .unrecorded:
+                    break
                 }
             }
             let commitStarted = ContinuousClock.now
@@ -154,12 +170,21 @@ public final class CommandWriter {
             let (results, events) = try store.appendReturningEvents(writes)
             let commitDuration = commitStarted.duration(to: .now)
             var replies: [(routingId: [UInt8], reply: CommandReply)] = []
+            replies.reserveCapacity(batch.count)
             var partial = false
-            for (index, result) in results.enumerated() {
+            var written = 0  // the write, and its result, of the next command recorded
+            for (index, decision) in decided.enumerated() {
+                let id = batch[index].body.id
+                if case .unrecorded(let error) = decision {
+                    replies.append((batch[index].routingId, .refused(id: id, duplicate: false, error: error)))
+                    continue
+                }
+                let result = results[written]
                 // The store refused what was decided (a version conflict): the cache holds
                 // events that were never written.
-                if case .recorded(.refused) = result, case .append = writes[index].decision { partial = true }
-                replies.append((batch[index].routingId, Self.reply(to: result, id: batch[index].body.id)))
+                if case .recorded(.refused) = result, case .append = writes[written].decision { partial = true }
+                replies.append((batch[index].routingId, Self.reply(to: result, id: id)))
+                written += 1
             }
             // The batch is committed whatever the rebuild comes to: its replies stand.
             if partial { cache.discardUncommitted() }
@@ -197,11 +222,13 @@ public final class CommandWriter {
     }
 
     /// A command decided: its store write, or, when it appends, what the write needs once its
-    /// events (`events` of the batch's encoding) are encoded.
+    /// events (`events` of the batch's encoding) are encoded; or not decided at all, since a
+    /// stream it reads cannot be read, and answered INTERNAL without being recorded.
     fileprivate enum Decided: Sendable {
         case written(CommandWrite)
         case appending(
             Pending, actor: String, type: String, events: Range<Int>, expectations: [StreamName: ExpectedVersion])
+        case unrecorded(StrataError)
     }
 
     private static func write(
@@ -237,7 +264,12 @@ public final class CommandWriter {
         case .success(let command): valid = command
         }
         let reads = valid.command.reads(actor: body.actor, configuration: configuration)
-        try cache.load(reads)
+        do throws(StoreError) {
+            try cache.load(reads)
+        } catch {
+            return .unrecorded(
+                StrataError(.internal, reason: "STORE_FAILURE", "the command was not recorded: \(error)"))
+        }
         let decision = Decider.decide(
             valid, actor: body.actor, expectedVersion: body.expectedVersion, reads: reads, state: cache.state,
             context: context)

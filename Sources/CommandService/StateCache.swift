@@ -52,12 +52,21 @@ struct StateCache {
         }
     }
 
-    /// Folds every stream in `streams` that is not held yet.
+    /// Folds every stream in `streams` that is not held yet. A stream is folded whole or not
+    /// at all: every event is read before any is applied, so one that cannot be read leaves
+    /// nothing of its stream behind (the writer refuses the command that reads it and goes
+    /// on with the batch, on this state).
     mutating func load(_ streams: [StreamRef]) throws(StoreError) {
         for stream in streams where !loaded.contains(stream) {
-            for recorded in try store.events(in: stream.name) {
-                state.apply(try decode(recorded))
+            var events: [StrataEvent] = []
+            do throws(StoreError) {
+                let stored = try store.events(in: stream.name)
+                events.reserveCapacity(stored.count)
+                for recorded in stored { events.append(try decode(recorded)) }
+            } catch {
+                throw StoreError(error.kind, "stream \(stream.name) cannot be read: \(error.message)")
             }
+            for event in events { state.apply(event) }
             loaded.insert(stream)
         }
     }

@@ -285,6 +285,53 @@ struct CommandWriterTests {
         #expect(writer.process([register("u3", user: "agent-9")]).replies[0].reply.reason == "USERNAME_TAKEN")
     }
 
+    /// A stream that cannot be folded (here loan L2's second event, as a newer version would
+    /// write it) refuses the commands that read it, INTERNAL and not journaled, and only them:
+    /// the rest of the batch commits, and the same id twice in it is answered alike. Failing
+    /// the batch made every command that shared one with such a command INTERNAL, at each of
+    /// its retries.
+    @Test func aStreamThatCannotBeReadRefusesOnlyTheCommandsThatReadIt() throws {
+        for store in try stores() {
+            try bootstrap(store)
+            let request = pending(
+                "c7", actor: "agent-7",
+                .requestLoan(
+                    RequestLoan(
+                        loanId: "L2", accountId: "A1", principalCents: 500_000, monthlyRateBp: 400, tenureMonths: 3,
+                        frequency: .monthly)))
+            _ = try CommandWriter(store: store, clock: clock).process(Array(lendingBatch().prefix(4)) + [request])
+            let damaged = try NewEvent(
+                stream: StreamName("loan-L2")!, type: "LoanApproved", schemaVersion: 99, data: ["loanId": "L2"])
+            _ = try store.append(
+                CommandWrite(
+                    commandId: "outside-1", bodyDigest: HashChain.sha256([1]), actor: "admin-1",
+                    commandType: "ApproveLoan", decision: .append([damaged], expectations: [:])))
+            // A writer started on the store as it is now, as `serve` would be.
+            let writer = try CommandWriter(store: store, clock: clock)
+            let head = try store.head()
+
+            let approveL2 = pending("d1", actor: "admin-1", .approveLoan(ApproveLoan(loanId: "L2")))
+            let rejectL2 = pending("d2", actor: "admin-1", .rejectLoan(RejectLoan(loanId: "L2", reason: "no")))
+            let approveL1 = pending("d3", actor: "admin-1", .approveLoan(ApproveLoan(loanId: "L1")))
+            let committed = writer.process([approveL2, approveL1, approveL2, rejectL2])
+            #expect(committed.failure == nil)
+            #expect(committed.replies.map(\.reply.code) == ["INTERNAL", nil, "INTERNAL", "INTERNAL"])
+            #expect(committed.replies.map(\.reply.id) == ["d1", "d3", "d1", "d2"])
+            #expect(committed.replies[0].reply.reason == "STORE_FAILURE")
+            let message = committed.replies[0].reply.message ?? ""
+            #expect(message.contains("stream loan-L2 cannot be read"), "\(message)")
+            #expect(message.contains("schema version") || message.contains("99"), "\(message)")
+            #expect(committed.replies[2].reply.message == message)
+            #expect(types(committed.replies[1].reply) == ["LoanApproved"])
+            #expect(committed.events.map(\.position) == [head + 1])
+            for id in ["d1", "d2"] { #expect(try store.journalEntry(commandId: id) == nil) }
+            // Sent again, it is decided afresh, not answered as a duplicate of an INTERNAL.
+            let again = writer.process([approveL2])
+            #expect(again.replies.map(\.reply.code) == ["INTERNAL"])
+            #expect(again.replies[0].reply.isDuplicate == false)
+        }
+    }
+
     /// The store refuses one decision of a batch (the cache was stale) and commits the
     /// rest; rebuilding the cache then fails. The batch stays committed: its accepted
     /// command is answered as accepted and its events published, and the cache is rebuilt
@@ -335,6 +382,10 @@ extension CommandReply {
     }
     fileprivate var reason: String? {
         if case .refused(_, _, let error) = self { return error.reason }
+        return nil
+    }
+    fileprivate var message: String? {
+        if case .refused(_, _, let error) = self { return error.message }
         return nil
     }
     fileprivate var isDuplicate: Bool {

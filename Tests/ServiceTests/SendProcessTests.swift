@@ -1,3 +1,4 @@
+import EventStore
 import Foundation
 import StrataCore
 import StrataSQLite
@@ -152,6 +153,51 @@ private func line(from descriptor: Int32, within seconds: Double) -> String? {
         #expect(answer["duplicate"] == true && answer["events"] == original["events"], "\(retry.stdout)")
         // A new command cannot be recorded meanwhile, and says so.
         #expect(try JSONParser.parse(Array(fresh.stdout.utf8))["error"]?["code"] == "INTERNAL", "\(fresh.stdout)")
+        #expect(service.stop() == 0)
+    }
+
+    /// A stream this build cannot read (its event written by a newer version, as after a
+    /// rollback of the binary) refuses the commands that read it, `INTERNAL` and logged, while
+    /// the commands sent with them are recorded: before, each batch that held one of them
+    /// failed whole. Nothing of the refused commands is journaled, so a resend is decided anew.
+    @Test func aStreamThisBuildCannotReadRefusesOnlyTheCommandsThatReadIt() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-send-unreadable")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        do {
+            let store = try SQLiteEventStore(path: data.appendingPathComponent("events.db").path)
+            let newer = try NewEvent(
+                stream: StreamName("loan-L9")!, type: "LoanRequested", schemaVersion: 99, data: ["loanId": "L9"])
+            _ = try store.append(
+                CommandWrite(
+                    commandId: "from-a-newer-build", bodyDigest: HashChain.sha256([9]), actor: ServiceProcess.admin,
+                    commandType: "RequestLoan", decision: .append([newer], expectations: [:])))
+        }
+        let service = try ServiceProcess(dataDirectory: data)
+        let approve = #"{"id":"approve-l9","type":"ApproveLoan","actor":"\#(ServiceProcess.admin)","#
+            + #""payload":{"loanId":"L9"}}"#
+        // Pipelined: the refused command shares its batches with the others.
+        var lines: [String] = []
+        for n in 1...40 { lines += [approve, registration(n)] }
+        let sent = try ChildProcess.strata(
+            ["send", "-", "--data", data.path, "--key", ServiceProcess.Keys.service, "--commands", service.commands]
+                + ["--timeout", "20"],
+            stdin: lines.joined(separator: "\n") + "\n")
+        #expect(sent.exitCode == 1, "\(sent.stderr)")
+        let replies = try sent.stdout.split(separator: "\n").map { try JSONParser.parse(Array($0.utf8)) }
+        try #require(replies.count == lines.count, "\(sent.stdout)\(sent.stderr)")
+        for (index, reply) in replies.enumerated() {
+            if index % 2 == 0 {
+                #expect(reply["error"]?["code"] == "INTERNAL" && reply["duplicate"] == nil, "\(reply)")
+                let message = reply["error"]?["message"]?.stringValue ?? ""
+                #expect(message.contains("stream loan-L9 cannot be read"), "\(message)")
+            } else {
+                #expect(reply["ok"] == true, "line \(index + 1): \(reply)")
+            }
+        }
+        #expect(try service.store().journalEntry(commandId: "approve-l9") == nil)
+        let logged = "command=approve-l9 type=ApproveLoan outcome=refused code=INTERNAL"
+        #expect(service.log.contains(logged), "\(service.log)")
         #expect(service.stop() == 0)
     }
 
