@@ -1,7 +1,10 @@
+import Bus
+import CommandService
 import Foundation
 import StrataCore
 import StrataTesting
 import Testing
+import Workloads
 
 /// `strata up` as a supervisor: however it ends, its children end with it; a child stopped on
 /// purpose stays down; one that cannot be started is tried again; a signal sent while a
@@ -187,6 +190,48 @@ import Testing
         try withUp(arguments: ["--checkpoint-key", keyPath]) { up, data, _ in
             #expect(up.log.contains("serve: signing checkpoints with public key \(publicKey)"), "\(up.log)")
             #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("checkpoint.key").path))
+            up.send(signal: SIGINT)
+            #expect(up.waitForExit(timeout: 60) == 0, "\(up.log)")
+        }
+    }
+
+    /// serve's own settings reach it through `up`, which refused them as unknown options, so an
+    /// operator of the embedded default could not cap the store's size on disk: the serve `up`
+    /// runs is given each of them, and with --max-store-bytes at its least it answers INTERNAL
+    /// (STORE_FAILURE) once the store reaches it, and keeps running.
+    @Test func upPassesServesOwnSettingsToServe() throws {
+        let settings = [("--publisher-hwm", "50"), ("--checkpoint-interval", "0"), ("--max-store-bytes", "65536")]
+        try withUp(arguments: settings.flatMap { [$0.0, $0.1] }) { up, data, children in
+            let serve = try #require(children["serve"])
+            let commandLine = try String(contentsOfFile: "/proc/\(serve)/cmdline", encoding: .utf8)
+                .split(separator: "\0").map(String.init)
+            for (option, value) in settings {
+                let given = commandLine.indices.filter { commandLine[$0] == option }
+                #expect(
+                    given.count == 1 && given.allSatisfy { commandLine.dropFirst($0 + 1).first == value },
+                    "\(commandLine)")
+            }
+
+            let ready = try up.waitForLine(containing: "serve: ready ")
+            let commands = try #require(
+                ready.split(separator: " ").first { $0.hasPrefix("commands=") }?.dropFirst("commands=".count))
+            let workload = LendingWorkload(admin: ServiceProcess.admin, prefix: "capped", today: Timestamp.now().date)
+            let bodies = workload.setup() + (0..<400).map { workload.loan($0)[0] }
+            let secret = try ServiceProcess.secret(of: ServiceProcess.Keys.service, in: data)
+            let context = try ZMQContext()
+            func exchange(_ bodies: some Collection<CommandBody>) throws -> [JSONValue] {
+                try System.exchange(Array(bodies), endpoint: String(commands), secret: secret, context: context)
+            }
+            // The store (48 KiB once prepared) takes commands until it reaches the limit; the
+            // batch that would pass it is refused whole.
+            let first = try exchange(bodies.prefix(1))
+            #expect(first.first?["ok"] == .bool(true), "\(first.map(CanonicalJSON.string))")
+            let replies = try exchange(bodies.dropFirst())
+            let refused = replies.filter { $0["error"]?["code"] == .string("INTERNAL") }
+            #expect(!refused.isEmpty, "the store was never full")
+            #expect(refused.allSatisfy { $0["error"]?["reason"] == .string("STORE_FAILURE") }, "\(refused)")
+            #expect(up.log.contains("the store refused a batch"), "\(up.log)")
+            #expect(up.log.components(separatedBy: "started serve (pid ").count == 2, "\(up.log)")
             up.send(signal: SIGINT)
             #expect(up.waitForExit(timeout: 60) == 0, "\(up.log)")
         }

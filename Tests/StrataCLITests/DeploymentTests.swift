@@ -169,15 +169,19 @@ private func system(
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
 
             // serve takes no signing key, the projectors no commands endpoint nor checkpoint key.
+            // serve alone takes its own settings too.
+            let serveSettings = [
+                "--publisher-hwm", "5000", "--checkpoint-interval", "30", "--max-store-bytes", "1048576",
+            ]
             let services = try upServices(
                 ["--data", "/srv/strata", "--key", "svc-p", "--commands", "tcp://*:9701", "--events", "tcp://*:9702",
-                 "--checkpoint-key", "/srv/checkpoint.key"],
+                 "--checkpoint-key", "/srv/checkpoint.key"] + serveSettings,
                 in: dir)
             let shared = ["--data", "/srv/strata", "--events", "tcp://*:9702"]
             #expect(
                 services == [
                     "serve": ["serve"] + shared
-                        + ["--commands", "tcp://*:9701", "--checkpoint-key", "/srv/checkpoint.key"],
+                        + ["--commands", "tcp://*:9701", "--checkpoint-key", "/srv/checkpoint.key"] + serveSettings,
                     "readmodels": ["project", "readmodels"] + shared + ["--key", "svc-p"],
                     "audit": ["project", "audit"] + shared + ["--key", "svc-p"],
                 ])

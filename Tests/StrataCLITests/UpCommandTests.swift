@@ -19,4 +19,45 @@ struct UpCommandTests {
             }
         }
     }
+
+    /// serve's own settings, which `up` refused as unknown options, are checked by `up` as serve
+    /// checks them: a value serve refuses is refused with serve's message, exit 2, before
+    /// anything starts (no store made), where the serve it started would refuse it and stop
+    /// everything. `up --help` lists them as `serve --help` does.
+    @Test func aServeSettingOutOfRangeIsRefusedWithServesMessageBeforeAnythingStarts() throws {
+        try withTemporaryDirectory { dir in
+            let data = dir.appendingPathComponent("data").path
+            try strata(["keys", "new", "svc", "--scope", "commands,history", "--data", data], expecting: 0)
+            // Ports of the system's choosing, never the default ones, should anything start.
+            let endpoints = ["commands", "events", "history"].flatMap { ["--\($0)", "tcp://127.0.0.1:*"] }
+            for (option, value, range) in [
+                ("publisher-hwm", "0", "1...10000000"), ("publisher-hwm", "10000001", "1...10000000"),
+                ("checkpoint-interval", "86401", "0...86400"), ("checkpoint-interval", "-1", "0...86400"),
+                ("max-store-bytes", "65535", "65536...\(Int64.max)"),
+                ("max-store-bytes", "1GB", "65536...\(Int64.max)"),
+            ] {
+                let expected = "--\(option) must be an integer in \(range), got '\(value)'"
+                let arguments = ["--data", data, "--\(option)", value] + endpoints
+                let serve = try strata(["serve"] + arguments, expecting: 2)
+                #expect(serve.stderr == "strata serve: \(expected)\n")
+                let up = try strata(["up"] + arguments, expecting: 2)
+                #expect(up.stderr == "strata up: \(expected)\n")
+                let printed = try strata(["up", "--print-services", "--\(option)", value], in: dir, expecting: 2)
+                #expect(printed.stdout.isEmpty && printed.stderr == "strata up: \(expected)\n")
+            }
+            #expect(!FileManager.default.fileExists(atPath: data + "/events.db"))
+
+            let options = ["--publisher-hwm ", "--checkpoint-interval ", "--max-store-bytes "]
+            func optionLines(_ command: String) throws -> [String] {
+                let help = try strata([command, "--help"], expecting: 0).stdout
+                // An option's row, its columns as wide as the command's longest option.
+                return help.split(separator: "\n").filter { $0.hasPrefix("  --") }
+                    .map { $0.split(separator: " ").joined(separator: " ") }
+                    .filter { options.contains(where: $0.hasPrefix) }
+            }
+            let served = try optionLines("serve")
+            #expect(served.count == 3)
+            #expect(try optionLines("up") == served)
+        }
+    }
 }

@@ -7,18 +7,8 @@ import StrataCore
 enum ServeCommand {
     static let spec = CommandSpec(
         ["serve"], summary: "Run the command service: signed commands in, events out, history.",
-        options: Configuration.options + Configuration.endpointOptions.filter { $0.name != "key" } + [
-            OptionSpec(
-                "publisher-hwm", value: "N",
-                help: "Events queued per subscriber before the bus drops them (default 100000)."),
-            CheckpointKeyFile.option,
-            OptionSpec(
-                "checkpoint-interval", value: "SECONDS",
-                help: "Sign the head this often while it advances (default 5; 0: only when stopping)."),
-            OptionSpec(
-                "max-store-bytes", value: "N",
-                help: "Let events.db grow to N bytes at most; past it commands are answered INTERNAL, not recorded."),
-        ] + Observability.options,
+        options: Configuration.options + Configuration.endpointOptions.filter { $0.name != "key" }
+            + [CheckpointKeyFile.option] + Tuning.options + Observability.options,
         discussion: """
             Holds the writer lock on DATA/events.db (a second serve or admin bootstrap refuses to
             start), binds the commands (ROUTER), events (PUB) and history (ROUTER) endpoints, and logs
@@ -65,6 +55,7 @@ enum ServeCommand {
     static let subcommand = Subcommand(spec: spec, stopsOnSignals: true) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
         let observability = try Observability.resolve(arguments, environment: environment)
+        let tuning = try Tuning.resolve(arguments)
         let keys = try readKeyFile(configuration.keysFile)
         try requireServiceCopy(keys, configuration.keysFile)
         try Directories.create(configuration.dataDirectory, "the data directory", mode: 0o700)
@@ -72,11 +63,7 @@ enum ServeCommand {
         var settings = CommandServer.Settings(
             storePath: configuration.eventStorePath, keys: keys, commandsEndpoint: configuration.commandsEndpoint,
             eventsEndpoint: configuration.eventsEndpoint, historyEndpoint: configuration.historyEndpoint)
-        if let hwm = try arguments.integer("publisher-hwm", in: 1...10_000_000) { settings.publisherHighWaterMark = Int32(hwm) }
-        if let seconds = try arguments.integer("checkpoint-interval", in: 0...86_400) {
-            settings.checkpointInterval = TimeInterval(seconds)
-        }
-        settings.maximumStoreBytes = try arguments.integer("max-store-bytes", in: 65_536...Int64.max)
+        tuning.apply(to: &settings)
         settings.domain = configuration.domain
         settings.checkpointKey = { () throws(ServerError) in
             do {
@@ -144,6 +131,50 @@ enum ServeCommand {
         }
         logger.info("stopped")
         return 0
+    }
+
+    /// The settings of the service that only a flag gives (no config file or environment
+    /// variable holds them), defined and checked here for `serve` and for `up`, which passes them
+    /// to its serve: both accept the same values, and `up` refuses a bad one with serve's own
+    /// message before it starts anything, where its serve would refuse it only once started.
+    struct Tuning: Sendable {
+        /// nil: the bus's default (100,000).
+        var publisherHighWaterMark: Int32?
+        /// nil: every 5 s.
+        var checkpointInterval: TimeInterval?
+        /// nil: no limit but the disk's.
+        var maximumStoreBytes: Int64?
+
+        static let options: [OptionSpec] = [
+            OptionSpec(
+                "publisher-hwm", value: "N",
+                help: "Events queued per subscriber before the bus drops them (default 100000)."),
+            OptionSpec(
+                "checkpoint-interval", value: "SECONDS",
+                help: "Sign the head this often while it advances (default 5; 0: only when stopping)."),
+            OptionSpec(
+                "max-store-bytes", value: "N",
+                help: "Let events.db grow to N bytes at most; past it commands are answered INTERNAL, "
+                    + "not recorded."),
+        ]
+
+        /// The options given, each within its range; one out of it, or no integer, is a usage
+        /// error naming the option and the range.
+        static func resolve(_ arguments: ParsedArguments) throws(UsageError) -> Tuning {
+            Tuning(
+                publisherHighWaterMark: try arguments.integer("publisher-hwm", in: 1...10_000_000).map { Int32($0) },
+                checkpointInterval: try arguments.integer("checkpoint-interval", in: 0...86_400).map {
+                    TimeInterval($0)
+                },
+                maximumStoreBytes: try arguments.integer("max-store-bytes", in: 65_536...Int64.max))
+        }
+
+        /// Sets what was given, leaving the service's defaults for the rest.
+        func apply(to settings: inout CommandServer.Settings) {
+            if let publisherHighWaterMark { settings.publisherHighWaterMark = publisherHighWaterMark }
+            if let checkpointInterval { settings.checkpointInterval = checkpointInterval }
+            settings.maximumStoreBytes = maximumStoreBytes
+        }
     }
 
     /// The checkpoint key: read (and `checkpoint.pub` written if missing), or created on

@@ -5,8 +5,8 @@ import StrataCore
 enum UpCommand {
     static let spec = CommandSpec(
         ["up"], summary: "Run serve and both projectors together; restart a crashed one; Ctrl-C stops all.",
-        options: Configuration.options + Configuration.endpointOptions + [
-            CheckpointKeyFile.option,
+        options: Configuration.options + Configuration.endpointOptions + [CheckpointKeyFile.option]
+            + ServeCommand.Tuning.options + [
             OptionSpec(
                 "metrics-dir", value: "DIR",
                 help: "Each process writes its metrics to DIR/serve.prom, DIR/readmodels.prom, DIR/audit.prom."),
@@ -39,7 +39,10 @@ enum UpCommand {
 
             --metrics-dir DIR (created if missing) gives each child its own --metrics-file in DIR, a
             directory node_exporter's textfile collector can read as it is; --metrics-interval and
-            --log-level are passed to every child, --checkpoint-key to serve.
+            --log-level are passed to every child; --checkpoint-key, --publisher-hwm,
+            --checkpoint-interval and --max-store-bytes to serve, as `strata serve --help` describes
+            them (--max-store-bytes caps events.db: past it commands are answered INTERNAL). A value
+            serve would refuse is refused here, with serve's message (exit 2), before anything starts.
 
             --print-services starts nothing and reads no key file: it prints each process as one JSON
             line, {"arguments":[…],"essential":true|false,"name":"…"}, the arguments being those after
@@ -50,6 +53,8 @@ enum UpCommand {
     static let subcommand = Subcommand(spec: spec, stopsOnSignals: true) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
         let observability = try Observability.resolve(arguments, environment: environment, metricsOption: "metrics-dir")
+        // Checked here, once: a bad value would stop serve as it starts, and everything with it.
+        _ = try ServeCommand.Tuning.resolve(arguments)
         let children = children(arguments)
         if arguments.flag("print-services") {
             for child in children {
@@ -85,8 +90,9 @@ enum UpCommand {
     }
 
     /// The three processes, each with the settings it takes: serve no client key, the
-    /// projectors no commands endpoint nor checkpoint key; with --metrics-dir, each writes its own
-    /// file there. The projectors wait for serve to be ready (`Supervisor.Child.reportsReady`).
+    /// projectors no commands endpoint nor checkpoint key nor any of serve's own settings
+    /// (`ServeCommand.Tuning`); with --metrics-dir, each writes its own file there. The projectors
+    /// wait for serve to be ready (`Supervisor.Child.reportsReady`).
     static func children(_ arguments: ParsedArguments) -> [Supervisor.Child] {
         func passed(_ options: [String]) -> [String] {
             options.flatMap { option in arguments.value(option).map { ["--\(option)", $0] } ?? [] }
@@ -96,7 +102,9 @@ enum UpCommand {
         }
         let shared = ["data", "config", "keys", "events", "history"]
         let watched = passed(["metrics-interval", "log-level"])
-        let serveOptions = passed(shared + ["commands", "checkpoint-key"]) + watched + metricsFile("serve")
+        let serveOptions =
+            passed(shared + ["commands", "checkpoint-key"] + ServeCommand.Tuning.options.map(\.name)) + watched
+            + metricsFile("serve")
         let projectorOptions = passed(shared + ["key"]) + watched
         func projector(_ name: String) -> Supervisor.Child {
             .init(
