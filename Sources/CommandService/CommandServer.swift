@@ -268,7 +268,8 @@ public final class CommandServer: Sendable {
                         responder = try HistoryResponder(
                             endpoint: settings.historyEndpoint, store: readerStore.take()!, gate: historyGate,
                             control: control, clock: clock,
-                            opener: PersonalDataOpener(keyStorePath: settings.subjectKeysPath, cacheCapacity: 0))
+                            opener: PersonalDataOpener(keyStorePath: settings.subjectKeysPath, cacheCapacity: 0),
+                            metrics: settings.metrics)
                     } catch {
                         return ready.report(.failure(bindFailure("history", settings.historyEndpoint, error)))
                     }

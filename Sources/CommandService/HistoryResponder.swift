@@ -11,8 +11,30 @@ import StrataCore
 /// with `"open":true` from a key with the `personal-data` scope also gets
 /// `"opened":{"<position>":{"<JSON pointer>":"<clear text or [erased]>",…},…}` for the events
 /// that carry sealed personal data, opened through the key store (`OpenedFields`).
+///
+/// What a client that stops reading can make it hold is bounded: a page stops once its events
+/// pass `pageBytes`, at most `sendHighWaterMark` replies wait in libzmq for one connection, and
+/// a little more in `ReplyBacklog` (small replies to a client that pipelines). A reply beyond
+/// them is dropped (the socket reports it rather than blocking this thread on one slow client),
+/// counted in `strata_history_replies_dropped_total` and logged, gathered, by `DroppedReplies`.
 final class HistoryResponder {
     static let readBurst = 64
+    /// Replies that may wait, per connection, for a client to read them. A client that reads
+    /// its replies (Strata's projectors and the documented client keep one request in flight)
+    /// never has more than one waiting; a few more leave room for a client that pipelines
+    /// some. libzmq's default, 1,000, let a client that pipelined and stopped reading make the
+    /// service hold 1,000 pages for it, gigabytes; 4 pages of at most `pageBytes` are about
+    /// 16 MiB, and libzmq holds one more while it writes it to the connection. The mark counts
+    /// replies, not bytes: small ones that reach it wait in `ReplyBacklog` instead.
+    static let sendHighWaterMark: Int32 = 4
+    /// A page stops adding events once they hold this many bytes, with always at least one
+    /// event, so that it moves a reader on: 10,000 events of a large type (an invoice with
+    /// many lines) would be hundreds of MiB. Fewer events than asked for is a normal answer,
+    /// and readers page until they reach `head` (protocol.md).
+    static let pageBytes = 4 * 1024 * 1024
+    /// Events read from the store at a time while a page is filled: a page that stops at
+    /// `pageBytes` reads not much more than it sends.
+    static let readSlice = 500
 
     private let router: ZMQSocket
     private let store: any EventStore
@@ -20,14 +42,19 @@ final class HistoryResponder {
     private let control: ServerControl
     private let clock: any WallClock
     private let opener: (any PersonalDataOpening)?
+    private let metrics: ServiceMetrics?
+    private var dropped = DroppedReplies()
     let endpoint: String
 
     init(
         endpoint: String, store: any EventStore, gate: RequestGate, control: ServerControl, clock: any WallClock,
-        opener: (any PersonalDataOpening)? = nil
+        opener: (any PersonalDataOpening)? = nil, metrics: ServiceMetrics? = nil
     ) throws(ZMQError) {
         router = try control.clientFacingSocket(.router, lingerMilliseconds: 1000)
         try router.setMaximumMessageSize(CommandIngress.maximumFrameBytes)
+        // Requests as libzmq's default has them; replies few (above).
+        try router.setHighWaterMarks(send: Self.sendHighWaterMark, receive: 1000)
+        try router.reportUnroutable()
         try router.bind(endpoint)
         self.endpoint = try router.lastEndpoint()
         self.store = store
@@ -35,57 +62,73 @@ final class HistoryResponder {
         self.control = control
         self.clock = clock
         self.opener = opener
+        self.metrics = metrics
     }
 
     func run() throws(ZMQError) {
+        var backlog = ReplyBacklog()
         while !control.isStopping {
-            guard try !zmqPollReadable([router], timeoutMilliseconds: 50).isEmpty else { continue }
+            if let line = dropped.due(at: .now) { control.logger.log(line.level, line.text) }
+            // Replies kept back go out as libzmq makes room, which a poll lets it tell this thread.
+            let timeout = backlog.isEmpty ? 50 : 2
+            let readable = try !zmqPollReadable([router], timeoutMilliseconds: timeout).isEmpty
+            try backlog.flush(on: router, dropped: drop)
+            guard readable else { continue }
             for _ in 0..<Self.readBurst {
                 guard let frames = try router.receive(wait: false, copying: RequestGate.frameCount) else { break }
-                if let (routingId, reply) = answer(frames) { try router.send([routingId, [], reply]) }
+                guard let answer = answer(frames) else { continue }
+                try backlog.send(answer.reply, keyId: answer.keyId, to: answer.routingId, on: router, dropped: drop)
             }
         }
         router.close()
     }
 
-    /// Whom to answer and what: a page of history or a refusal; nil for a message without
-    /// a routing id, which cannot be answered.
-    func answer(_ frames: [[UInt8]]) -> (routingId: [UInt8], reply: [UInt8])? {
+    /// A reply that could not be sent: counted, and logged now and then.
+    private func drop(_ routed: ZMQSocket.Routed, keyId: String?) {
+        metrics?.droppedHistoryReply(routed)
+        if let line = dropped.dropped(routed, keyId: keyId, at: .now) { control.logger.log(line.level, line.text) }
+    }
+
+    /// Whom to answer and what: a page of history or a refusal, and the key of a request the
+    /// gate admitted; nil for a message without a routing id, which cannot be answered.
+    func answer(_ frames: [[UInt8]]) -> (routingId: [UInt8], keyId: String?, reply: [UInt8])? {
         let admitted: RequestGate.Admitted<HistoryRequest>
         switch gate.admit(frames, now: clock.now().secondsSinceEpoch, readBody: HistoryRequest.parse) {
         case nil: return nil
-        case .failure(let refused)?: return (refused.routingId, Self.refusal(refused.error))
+        case .failure(let refused)?: return (refused.routingId, nil, Self.refusal(refused.error))
         case .success(let request)?: admitted = request
         }
         // A key without the scope is refused before the values are judged (CONTRACT.md's order).
         if admitted.body.open && !admitted.key.scopes.contains(.personalData) {
             let error = StrataError(
                 .forbidden, reason: "KEY_SCOPE", "key \(admitted.key.id) lacks the personal-data scope that open needs")
-            return (admitted.routingId, Self.refusal(error))
+            return (admitted.routingId, admitted.key.id, Self.refusal(error))
         }
-        return (admitted.routingId, page(for: admitted.body))
+        return (admitted.routingId, admitted.key.id, page(for: admitted.body))
     }
 
     private func page(for request: HistoryRequest) -> [UInt8] {
         if let problem = request.problem { return Self.refusal(problem) }
         let events: [RecordedEvent]
+        let spliced: [UInt8]
         let head: Int64
         do throws(StoreError) {
-            events = try store.events(after: request.after, limit: Int(request.limit), filter: request.filter)
+            (events, spliced) = try Self.events(
+                after: request.after, limit: Int(request.limit), filter: request.filter, from: store)
             // Read after the page, so the head is never behind the events it comes with.
             head = try store.head()
         } catch {
             control.logger.error("history: cannot read the store: \(error)")
             return Self.refusal(StrataError(.internal, reason: "STORE_FAILURE", "history could not be read: \(error)"))
         }
-        guard request.open else { return Self.page(events, head: head) }
+        guard request.open else { return Self.page(spliced: spliced, head: head) }
         guard let opener else {
             return Self.refusal(
                 StrataError(.internal, reason: "NO_KEY_STORE", "this service cannot open personal data"))
         }
         switch Self.opened(events, with: opener) {
         case .success(let opened):
-            return Self.page(events, head: head, opened: opened)
+            return Self.page(spliced: spliced, head: head, opened: opened)
         case .failure(let error):
             control.logger.error("history: \(error.message)")
             return Self.refusal(error)
@@ -113,14 +156,40 @@ final class HistoryResponder {
         return .success(opened)
     }
 
-    /// `{"events":[…],"head":N,"ok":true}`, splicing each event's stored canonical bytes, with
-    /// `"opened":{…}` last when personal data was asked for.
-    static func page(_ events: [RecordedEvent], head: Int64, opened: [String: JSONValue]? = nil) -> [UInt8] {
-        var out: [UInt8] = Array(#"{"events":["#.utf8)
-        for (index, event) in events.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: event.json)
+    /// A page's events, at most `limit` after `position` that pass `filter`, read `readSlice`
+    /// at a time, and stopped once they hold `pageBytes` (the event that passes it included, so
+    /// never none while one follows); with them, their canonical bytes joined by commas, as the
+    /// page carries them.
+    static func events(
+        after position: Int64, limit: Int, filter: EventFilter, from store: any EventStore
+    ) throws(StoreError) -> (events: [RecordedEvent], spliced: [UInt8]) {
+        var events: [RecordedEvent] = []
+        var spliced: [UInt8] = []
+        var after = position
+        while events.count < limit && spliced.count < pageBytes {
+            let asked = min(readSlice, limit - events.count)
+            let slice = try store.events(after: after, limit: asked, filter: filter)
+            for event in slice {
+                if !events.isEmpty { spliced.append(UInt8(ascii: ",")) }
+                spliced.append(contentsOf: event.json)
+                events.append(event)
+                if spliced.count >= pageBytes { break }
+            }
+            // A short slice is the end of what passes the filter.
+            guard slice.count == asked, let last = slice.last else { break }
+            after = last.position
         }
+        return (events, spliced)
+    }
+
+    /// `{"events":[…],"head":N,"ok":true}` around the events' canonical bytes, as
+    /// `events(after:limit:filter:from:)` joins them, with
+    /// `"opened":{…}` last when personal data was asked for.
+    static func page(spliced: [UInt8], head: Int64, opened: [String: JSONValue]? = nil) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(spliced.count + 64)
+        out.append(contentsOf: Array(#"{"events":["#.utf8))
+        out.append(contentsOf: spliced)
         out.append(contentsOf: Array(#"],"head":\#(head),"ok":true"#.utf8))
         if let opened {
             out.append(contentsOf: Array(#","opened":"#.utf8))

@@ -1,3 +1,4 @@
+import Bus
 import Domain
 import StrataCore
 
@@ -17,6 +18,7 @@ public final class ServiceMetrics: Sendable {
     private let batchSeconds: MetricSet.Histogram
     private let eventsAppended: MetricSet.Counter
     private let head: MetricSet.Gauge
+    private let historyDropped: MetricSet.Counter
 
     /// Commands per group commit: up to the writer's batch limit (2,000 by default).
     public static let batchBuckets: [Double] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000]
@@ -57,7 +59,19 @@ public final class ServiceMetrics: Sendable {
                 metrics.gauge("strata_head_position", help: "Position of the last event in the store.")
             )
         }
+        historyDropped = registry.update { metrics in
+            let counter = metrics.counter(
+                "strata_history_replies_dropped_total",
+                help: "History replies dropped, by reason: peer_full, the client had not read the 4 replies and "
+                    + "the 1 MiB kept waiting for it (it pipelines and stopped reading); peer_gone, it disconnected.",
+                labels: ["reason"])
+            // Both series from the start, so that a rate over them needs no first drop.
+            for reason in Self.droppedReasons { metrics.add(counter, 0, labels: [reason]) }
+            return counter
+        }
     }
+
+    static let droppedReasons = ["peer_full", "peer_gone"]
 
     /// The head when the service starts, before any batch.
     func started(head position: Int64) {
@@ -77,6 +91,17 @@ public final class ServiceMetrics: Sendable {
             metrics.add(eventsAppended, Double(tally.events))
             metrics.set(head, Double(tally.head))
         }
+    }
+
+    /// A history reply the ROUTER could not route; one lock a drop, which costs a page read.
+    func droppedHistoryReply(_ routed: ZMQSocket.Routed) {
+        let reason: String
+        switch routed {
+        case .sent: return
+        case .peerFull: reason = Self.droppedReasons[0]
+        case .peerGone: reason = Self.droppedReasons[1]
+        }
+        registry.update { $0.add(historyDropped, labels: [reason]) }
     }
 
     /// Refusals the gate wrote (or UNAVAILABLE while stopping), counted per burst of requests.

@@ -105,6 +105,40 @@ struct ZMQSocketTests {
         #expect(try dealer.send(frames("x"), wait: false) == false)
     }
 
+    /// A ROUTER made to report unroutable replies says which it could not send, at once: to
+    /// a peer over its high-water mark (it does not read) and to one that is gone.
+    @Test func aRouterReportsRepliesItCannotRoute() throws {
+        let context = try ZMQContext()
+        let router = try ZMQSocket(context, .router)
+        try router.setHighWaterMarks(send: 2, receive: 0)
+        try router.reportUnroutable()
+        try router.bind("tcp://127.0.0.1:*")
+        let dealer = try ZMQSocket(context, .dealer)
+        try dealer.setHighWaterMarks(send: 0, receive: 1)
+        try dealer.connect(try router.lastEndpoint())
+        try dealer.send(frames("", "hello"))
+        let peer = try #require(try receive(router))[0]
+
+        // 1 MiB replies the dealer never reads: the router's queue and the buffers between
+        // them fill within a few dozen, and the next is refused rather than waited for.
+        let reply = [UInt8](repeating: 7, count: 1 << 20)
+        var outcomes: [ZMQSocket.Routed] = []
+        while outcomes.last != .peerFull && outcomes.count < 1_000 {
+            outcomes.append(try router.route([peer, [], reply]))
+        }
+        #expect(outcomes.last == .peerFull, "\(outcomes.count) sends")
+        #expect(outcomes.dropLast().allSatisfy { $0 == .sent })
+        #expect(try router.route([Array("nobody".utf8), [], reply]) == .peerGone)
+
+        dealer.close()
+        var afterClose = ZMQSocket.Routed.sent
+        for _ in 0..<100 where afterClose != .peerGone {
+            Thread.sleep(forTimeInterval: 0.05)
+            afterClose = try router.route([peer, [], reply])
+        }
+        #expect(afterClose == .peerGone)
+    }
+
     @Test func bindingABadEndpointThrows() throws {
         let context = try ZMQContext()
         let socket = try ZMQSocket(context, .router)
