@@ -67,18 +67,24 @@ final class HistoryResponder {
 
     func run() throws(ZMQError) {
         var backlog = ReplyBacklog()
+        // How long to wait before trying the kept replies again: short while they move, doubled
+        // up to the idle poll's 50 ms while none does, so a client that stopped reading with
+        // replies kept for it does not wake this thread every 2 ms for as long as it stays.
+        var retry = 2
         while !control.isStopping {
             if let line = dropped.due(at: .now) { control.logger.log(line.level, line.text) }
-            // Replies kept back go out as libzmq makes room, which a poll lets it tell this thread.
-            let timeout = backlog.isEmpty ? 50 : 2
+            // Replies kept back go out as libzmq makes room, which only trying tells this thread.
+            let timeout = backlog.isEmpty ? 50 : retry
             let readable = try !zmqPollReadable([router], timeoutMilliseconds: timeout).isEmpty
-            try backlog.flush(on: router, dropped: drop)
+            retry = try backlog.flush(on: router, dropped: drop) ? 2 : min(retry * 2, 50)
             guard readable else { continue }
+            let wasEmpty = backlog.isEmpty
             for _ in 0..<Self.readBurst {
                 guard let frames = try router.receive(wait: false, copying: RequestGate.frameCount) else { break }
                 guard let answer = answer(frames) else { continue }
                 try backlog.send(answer.reply, keyId: answer.keyId, to: answer.routingId, on: router, dropped: drop)
             }
+            if wasEmpty && !backlog.isEmpty { retry = 2 }
         }
         router.close()
     }

@@ -51,8 +51,12 @@ struct ReplyBacklog {
     }
 
     /// Sends what each connection has room for now, in order; every reply kept for a connection
-    /// that has gone is dropped.
-    mutating func flush(on router: ZMQSocket, dropped: (ZMQSocket.Routed, String?) -> Void) throws(ZMQError) {
+    /// that has gone is dropped. Returns whether any reply left the backlog, sent or dropped.
+    @discardableResult
+    mutating func flush(
+        on router: ZMQSocket, dropped: (ZMQSocket.Routed, String?) -> Void
+    ) throws(ZMQError) -> Bool {
+        let before = bytes
         for routingId in Array(waiting.keys) {
             guard var entry = waiting[routingId] else { continue }
             var routed = ZMQSocket.Routed.sent
@@ -78,5 +82,6 @@ struct ReplyBacklog {
                 waiting[routingId] = nil
             }
         }
+        return bytes != before
     }
 }

@@ -169,6 +169,75 @@ import Testing
         #expect(service.stop() == 0, "\(service.log)")
     }
 
+    /// A client that stopped reading with a reply kept for it in the backlog: the history thread
+    /// tries it again less and less often while it does not move, up to its idle poll of 50 ms,
+    /// where it woke every 2 ms for as long as the client stayed connected (about 1,000 times in
+    /// the 2 s watched here).
+    @Test func aStalledClientsKeptReplyDoesNotKeepTheHistoryThreadBusy() throws {
+        let data = try Self.filledDataDirectory("strata-history-stalled")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let file = data.appendingPathComponent("serve.prom").path
+        let service = try ServiceProcess(
+            dataDirectory: data, arguments: ["--metrics-file", file, "--metrics-interval", "0.1"])
+        defer { service.stop() }
+        let context = try ZMQContext()
+        let stalled = try ZMQSocket(context, .dealer)
+        defer { stalled.close() }
+        try stalled.setHighWaterMarks(send: 0, receive: 1)
+        try stalled.connect(service.history)
+        // Pages of 400 events, about 600 KB: more than the connection's buffers, libzmq's 4 and
+        // the backlog hold together, and each small enough to be kept in the backlog.
+        let body = Array(#"{"after":0,"limit":400}"#.utf8)
+        for _ in 0..<40 { try stalled.send(try service.signedFrames(body)) }
+        // Every request answered: the count of drops no longer moves.
+        var dropped = -1.0
+        let deadline = ContinuousClock.now + .seconds(90)
+        while ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 1)
+            let now = try Self.dropped(file)
+            if now > 0 && now == dropped { break }
+            dropped = now
+        }
+        try #require(dropped > 0, "replies were dropped: the client's buffers are full \(service.log)")
+        // More now that nothing drains, beyond the 4 libzmq holds: a reply dropped for them was
+        // dropped since a kept one waited before it, which stays kept while the client reads
+        // nothing. (Before, the last kept reply could have gone out while the buffers still took
+        // some, leaving none kept.)
+        for _ in 0..<6 { try stalled.send(try service.signedFrames(body)) }
+        let stalledAt = dropped
+        while dropped <= stalledAt, ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.2)
+            dropped = try Self.dropped(file)
+        }
+        try #require(dropped > stalledAt, "a reply beyond the kept one is dropped: \(service.log)")
+        Thread.sleep(forTimeInterval: 0.5)
+        let thread = try #require(Self.thread(named: "strata-history", of: service.processIdentifier))
+        let before = try #require(Self.voluntarySwitches(thread))
+        Thread.sleep(forTimeInterval: 2)
+        let wakeUps = try #require(Self.voluntarySwitches(thread)) - before
+        #expect(wakeUps < 250, "the history thread woke \(wakeUps) times in 2 s for one stalled client")
+        print("history back-pressure: \(wakeUps) wake-ups of the history thread in 2 s with a stalled client")
+        #expect(service.stop() == 0, "\(service.log)")
+    }
+
+    /// `/proc/PID/task/TID` of the thread of `pid` named `name`.
+    static func thread(named name: String, of pid: Int32) -> String? {
+        let tasks = "/proc/\(pid)/task"
+        let ids = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
+        return ids.map { "\(tasks)/\($0)" }.first { path in
+            let comm = try? String(contentsOfFile: path + "/comm", encoding: .utf8)
+            return comm?.trimmingCharacters(in: .whitespacesAndNewlines) == name
+        }
+    }
+
+    /// How often the thread at `path` gave up its core to wait: one a poll that timed out, or
+    /// returned with work.
+    static func voluntarySwitches(_ path: String) -> Int? {
+        guard let status = try? String(contentsOfFile: path + "/status", encoding: .utf8) else { return nil }
+        let line = status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
+        return line.flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }
+    }
+
     /// The replies dropped for clients not reading theirs, as the metrics file last counted them.
     static func dropped(_ file: String, _ reason: String = "peer_full") throws -> Double {
         try readExposition(file).value("strata_history_replies_dropped_total", ["reason": reason]) ?? 0
