@@ -199,14 +199,15 @@ import Testing
             dropped = now
         }
         try #require(dropped > 0, "replies were dropped: the client's buffers are full \(service.log)")
-        // More now that nothing drains, beyond the 4 libzmq holds: a reply dropped for them was
-        // dropped since a kept one waited before it, which stays kept while the client reads
-        // nothing. (Before, the last kept reply could have gone out while the buffers still took
-        // some, leaving none kept.)
-        for _ in 0..<6 { try stalled.send(try service.signedFrames(body)) }
+        // More, one by one, until one of them is dropped too: a reply is dropped only behind a
+        // kept one, which stays kept while the client reads nothing. (The connection's buffers
+        // grow as they fill, so the first drops do not say that nothing more goes out: the last
+        // kept reply could have gone out after them, leaving none kept.)
         let stalledAt = dropped
-        while dropped <= stalledAt, ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.2)
+        let stalledDeadline = ContinuousClock.now + .seconds(90)
+        while dropped <= stalledAt, ContinuousClock.now < stalledDeadline {
+            try stalled.send(try service.signedFrames(body))
+            Thread.sleep(forTimeInterval: 0.3)
             dropped = try Self.dropped(file)
         }
         try #require(dropped > stalledAt, "a reply beyond the kept one is dropped: \(service.log)")
