@@ -16,11 +16,8 @@ import Testing
     static let pageBytes = 4 * 1024 * 1024
 
     @Test func aClientThatStopsReadingHasItsRepliesDroppedAndCountedNotHeld() throws {
-        let data = try Self.filledDataDirectory("strata-history-hwm")
+        let (data, file, service) = try Self.meteredService("strata-history-hwm")
         defer { try? FileManager.default.removeItem(at: data) }
-        let file = data.appendingPathComponent("serve.prom").path
-        let service = try ServiceProcess(
-            dataDirectory: data, arguments: ["--metrics-file", file, "--metrics-interval", "0.1"])
         defer { service.stop() }
         let context = try ZMQContext()
         let before = try #require(service.peakResidentKiB)
@@ -95,10 +92,8 @@ import Testing
     /// requests gets every reply, in order, though the service answers them faster than
     /// libzmq's I/O thread drains the few replies it keeps.
     @Test func aClientThatPipelinesSmallRequestsGetsEveryReplyInOrder() throws {
-        let data = try Self.filledDataDirectory("strata-history-pipelined")
+        let (data, file, service) = try Self.meteredService("strata-history-pipelined")
         defer { try? FileManager.default.removeItem(at: data) }
-        let file = data.appendingPathComponent("serve.prom").path
-        let service = try ServiceProcess(dataDirectory: data, arguments: ["--metrics-file", file])
         defer { service.stop() }
         let context = try ZMQContext()
         let dealer = try ZMQSocket(context, .dealer)
@@ -174,11 +169,8 @@ import Testing
     /// where it woke every 2 ms for as long as the client stayed connected (about 1,000 times in
     /// the 2 s watched here).
     @Test func aStalledClientsKeptReplyDoesNotKeepTheHistoryThreadBusy() throws {
-        let data = try Self.filledDataDirectory("strata-history-stalled")
+        let (data, file, service) = try Self.meteredService("strata-history-stalled")
         defer { try? FileManager.default.removeItem(at: data) }
-        let file = data.appendingPathComponent("serve.prom").path
-        let service = try ServiceProcess(
-            dataDirectory: data, arguments: ["--metrics-file", file, "--metrics-interval", "0.1"])
         defer { service.stop() }
         let context = try ZMQContext()
         let stalled = try ZMQSocket(context, .dealer)
@@ -242,6 +234,21 @@ import Testing
     /// The replies dropped for clients not reading theirs, as the metrics file last counted them.
     static func dropped(_ file: String, _ reason: String = "peer_full") throws -> Double {
         try readExposition(file).value("strata_history_replies_dropped_total", ["reason": reason]) ?? 0
+    }
+
+    /// A service on a filled store (`filledDataDirectory`), writing its metrics to the file
+    /// `metrics` every 0.1 s.
+    static func meteredService(_ name: String) throws -> (data: URL, metrics: String, service: ServiceProcess) {
+        let data = try filledDataDirectory(name)
+        let file = data.appendingPathComponent("serve.prom").path
+        do {
+            let service = try ServiceProcess(
+                dataDirectory: data, arguments: ["--metrics-file", file, "--metrics-interval", "0.1"])
+            return (data, file, service)
+        } catch {
+            try? FileManager.default.removeItem(at: data)
+            throw error
+        }
     }
 
     /// A data directory as `ServiceProcess.prepare` makes it, its store filled with
