@@ -79,11 +79,14 @@ final class HistoryResponder {
             retry = try backlog.flush(on: router, dropped: drop) ? 2 : min(retry * 2, 50)
             guard readable else { continue }
             let wasEmpty = backlog.isEmpty
+            var answered: [HistoryOutcome: Int] = [:]
             for _ in 0..<Self.readBurst {
                 guard let frames = try router.receive(wait: false, copying: RequestGate.frameCount) else { break }
                 guard let answer = answer(frames) else { continue }
+                answered[answer.outcome, default: 0] += 1
                 try backlog.send(answer.reply, keyId: answer.keyId, to: answer.routingId, on: router, dropped: drop)
             }
+            metrics?.answeredHistory(answered)
             if wasEmpty && !backlog.isEmpty { retry = 2 }
         }
         router.close()
@@ -95,26 +98,38 @@ final class HistoryResponder {
         if let line = dropped.dropped(routed, keyId: keyId, at: .now) { control.logger.log(line.level, line.text) }
     }
 
-    /// Whom to answer and what: a page of history or a refusal, and the key of a request the
-    /// gate admitted; nil for a message without a routing id, which cannot be answered.
-    func answer(_ frames: [[UInt8]]) -> (routingId: [UInt8], keyId: String?, reply: [UInt8])? {
+    /// Whom to answer and what: a page of history or a refusal, how it came out (for the
+    /// metrics), and the key of a request the gate admitted; nil for a message without a
+    /// routing id, which cannot be answered.
+    func answer(
+        _ frames: [[UInt8]]
+    ) -> (routingId: [UInt8], keyId: String?, reply: [UInt8], outcome: HistoryOutcome)? {
         let admitted: RequestGate.Admitted<HistoryRequest>
         switch gate.admit(frames, now: clock.now().secondsSinceEpoch, readBody: HistoryRequest.parse) {
         case nil: return nil
-        case .failure(let refused)?: return (refused.routingId, nil, Self.refusal(refused.error))
+        case .failure(let refused)?:
+            return (refused.routingId, nil, Self.refusal(refused.error), .refused(refused.error.code))
         case .success(let request)?: admitted = request
         }
+        let page: Result<[UInt8], StrataError>
         // A key without the scope is refused before the values are judged (CONTRACT.md's order).
         if admitted.body.open && !admitted.key.scopes.contains(.personalData) {
-            let error = StrataError(
-                .forbidden, reason: "KEY_SCOPE", "key \(admitted.key.id) lacks the personal-data scope that open needs")
-            return (admitted.routingId, admitted.key.id, Self.refusal(error))
+            page = .failure(
+                StrataError(
+                    .forbidden, reason: "KEY_SCOPE",
+                    "key \(admitted.key.id) lacks the personal-data scope that open needs"))
+        } else {
+            page = self.page(for: admitted.body)
         }
-        return (admitted.routingId, admitted.key.id, page(for: admitted.body))
+        switch page {
+        case .success(let reply): return (admitted.routingId, admitted.key.id, reply, .page)
+        case .failure(let error):
+            return (admitted.routingId, admitted.key.id, Self.refusal(error), .refused(error.code))
+        }
     }
 
-    private func page(for request: HistoryRequest) -> [UInt8] {
-        if let problem = request.problem { return Self.refusal(problem) }
+    private func page(for request: HistoryRequest) -> Result<[UInt8], StrataError> {
+        if let problem = request.problem { return .failure(problem) }
         let events: [RecordedEvent]
         let spliced: [UInt8]
         let head: Int64
@@ -125,19 +140,18 @@ final class HistoryResponder {
             head = try store.head()
         } catch {
             control.logger.error("history: cannot read the store: \(error)")
-            return Self.refusal(StrataError(.internal, reason: "STORE_FAILURE", "history could not be read: \(error)"))
+            return .failure(StrataError(.internal, reason: "STORE_FAILURE", "history could not be read: \(error)"))
         }
-        guard request.open else { return Self.page(spliced: spliced, head: head) }
+        guard request.open else { return .success(Self.page(spliced: spliced, head: head)) }
         guard let opener else {
-            return Self.refusal(
-                StrataError(.internal, reason: "NO_KEY_STORE", "this service cannot open personal data"))
+            return .failure(StrataError(.internal, reason: "NO_KEY_STORE", "this service cannot open personal data"))
         }
         switch Self.opened(events, with: opener) {
         case .success(let opened):
-            return Self.page(spliced: spliced, head: head, opened: opened)
+            return .success(Self.page(spliced: spliced, head: head, opened: opened))
         case .failure(let error):
             control.logger.error("history: \(error.message)")
-            return Self.refusal(error)
+            return .failure(error)
         }
     }
 

@@ -19,6 +19,7 @@ public final class ServiceMetrics: Sendable {
     private let eventsAppended: MetricSet.Counter
     private let head: MetricSet.Gauge
     private let historyDropped: MetricSet.Counter
+    private let historyAnswered: MetricSet.Counter
 
     /// Commands per group commit: up to the writer's batch limit (2,000 by default).
     public static let batchBuckets: [Double] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000]
@@ -69,6 +70,14 @@ public final class ServiceMetrics: Sendable {
             for reason in Self.droppedReasons { metrics.add(counter, 0, labels: [reason]) }
             return counter
         }
+        historyAnswered = registry.update { metrics in
+            metrics.counter(
+                "strata_history_requests_total",
+                help: "Requests on the history endpoint, by outcome: page (events sent, none included), or the "
+                    + "refusal's error code in lower case (malformed, too_large, unauthenticated, forbidden, "
+                    + "invalid, internal).",
+                labels: ["outcome"])
+        }
     }
 
     static let droppedReasons = ["peer_full", "peer_gone"]
@@ -104,6 +113,14 @@ public final class ServiceMetrics: Sendable {
         registry.update { $0.add(historyDropped, labels: [reason]) }
     }
 
+    /// History requests answered, counted per burst of requests.
+    func answeredHistory(_ counts: [HistoryOutcome: Int]) {
+        guard !counts.isEmpty else { return }
+        registry.update { metrics in
+            for (outcome, count) in counts { metrics.add(historyAnswered, Double(count), labels: [outcome.label]) }
+        }
+    }
+
     /// Refusals the gate wrote (or UNAVAILABLE while stopping), counted per burst of requests.
     func refusedAtGate(_ counts: [StrataError.Code: Int]) {
         guard !counts.isEmpty else { return }
@@ -111,6 +128,19 @@ public final class ServiceMetrics: Sendable {
             for (code, count) in counts {
                 metrics.add(gateRefusals, Double(count), labels: [CommandOutcomeLabel.refused(code).label])
             }
+        }
+    }
+}
+
+/// How history answered a request, as `strata_history_requests_total` labels it.
+enum HistoryOutcome: Hashable {
+    case page
+    case refused(StrataError.Code)
+
+    var label: String {
+        switch self {
+        case .page: "page"
+        case .refused(let code): CommandOutcomeLabel.refused(code).label
         }
     }
 }

@@ -114,6 +114,50 @@ import Workloads
             service.log.contains("refused at the gate command=met-setup-approve-0 code=UNAUTHENTICATED"), "\(service.log)")
     }
 
+    /// History requests are counted by how they were answered: pages, and each refusal by its
+    /// code, those of the gate (a forged signature, a key without the scope, a body that is not
+    /// JSON) included; before, nothing showed history's load or who was refused there.
+    @Test func historyRequestsAreCountedByOutcome() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-metrics-history")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let file = data.appendingPathComponent("serve.prom").path
+        let service = try ServiceProcess(
+            dataDirectory: data, arguments: ["--metrics-file", file, "--metrics-interval", "3600"])
+        let initial = try readExposition(file)
+        #expect(initial.samples(named: "strata_history_requests_total").isEmpty)
+        #expect(initial.types["strata_history_requests_total"] == "counter")
+
+        let context = try ZMQContext()
+        let reader = try service.historyClient(context)
+        defer { reader.close() }
+        let forged = try SignedClient(
+            context, endpoint: service.history, keyId: ServiceProcess.Keys.service,
+            secret: [UInt8](repeating: 7, count: 32))
+        defer { forged.close() }
+        let commandsOnly = try service.historyClient(context, key: ServiceProcess.Keys.commandsOnly)
+        defer { commandsOnly.close() }
+        let asked: [(SignedClient, String, String)] = [
+            (reader, #"{"after":0,"limit":10}"#, "page"), (reader, #"{"after":1,"limit":10}"#, "page"),
+            (reader, #"{"after":0,"limit":0}"#, "INVALID"), (reader, "not json", "MALFORMED"),
+            (forged, #"{"after":0,"limit":10}"#, "UNAUTHENTICATED"),
+            (commandsOnly, #"{"after":0,"limit":10}"#, "FORBIDDEN"),
+        ]
+        for (client, body, expected) in asked {
+            let reply = try JSONParser.parse(try #require(try client.request(Array(body.utf8))))
+            let outcome = reply["ok"] == .bool(true) ? "page" : reply["error"]?["code"]?.stringValue
+            #expect(outcome == expected, "\(body): \(reply)")
+        }
+        #expect(service.stop() == 0, "\(service.log)")
+
+        var counted: [String: Double] = [:]
+        for sample in try readExposition(file).samples(named: "strata_history_requests_total") {
+            counted[sample.labels["outcome"] ?? ""] = sample.value
+        }
+        #expect(
+            counted == ["page": 2, "invalid": 1, "malformed": 1, "unauthenticated": 1, "forbidden": 1], "\(counted)")
+    }
+
     @Test func aCommandAnsweredInternalIsLoggedAsAnErrorWithItsId() throws {
         let data = try ChildProcess.temporaryDirectory("strata-metrics-internal")
         defer { try? FileManager.default.removeItem(at: data) }
