@@ -46,6 +46,7 @@ import Testing
         try withTemporaryDirectory { data in
             try ServiceProcess.prepare(data)
             let options = try options(data)
+            waitUnlessTheUTCDayLasts(seconds: 30)
             let now = Timestamp.now().date
             let earliest = now.adding(days: -236)
             let message =
@@ -64,4 +65,18 @@ import Testing
             #expect(help.stdout.contains("today (UTC, the default) or up to 236 days before"), "\(help.stdout)")
         }
     }
+}
+
+/// The wait that keeps the tests above from straddling UTC midnight.
+@Test func aTestNearUTCMidnightWaitsForTheNewDay() {
+    let midnight = Timestamp(LocalDate("2026-11-23")!).millisecondsSinceEpoch
+    func wait(millisecondsBefore: Int64) -> Int64 {
+        let now = Timestamp(millisecondsSinceEpoch: midnight - millisecondsBefore)
+        return millisecondsToWait(untilTheUTCDayLasts: 30, now: now)
+    }
+    #expect(wait(millisecondsBefore: 31_000) == 0)
+    #expect(wait(millisecondsBefore: 30_000) == 0)
+    #expect(wait(millisecondsBefore: 29_000) == 30_000)
+    #expect(wait(millisecondsBefore: 1) == 1_001)
+    #expect(wait(millisecondsBefore: 0) == 0, "midnight itself starts a day with all of it left")
 }
