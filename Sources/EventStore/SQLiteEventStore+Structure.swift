@@ -24,9 +24,14 @@ extension SQLiteEventStore {
     /// NOT NULL; not the index contents `integrity_check` also compares): a page overwritten or
     /// cut off anywhere in the file is found here, before the writer appends to it, rather than
     /// when a reader or a later write happens to touch it.
-    static func checkStructure(_ c: SQLiteConnection, path: String) throws(StoreError) -> StructureCheck {
+    ///
+    /// A finding names `reportedAs` (default `path`): a copy's damage is its original's.
+    static func checkStructure(
+        _ c: SQLiteConnection, path: String, reportedAs name: String? = nil, limit: Int64 = structureCheckLimit
+    ) throws(StoreError) -> StructureCheck {
+        let name = name ?? path
         let bytes = fileSize(path) + fileSize(path + "-wal")
-        guard bytes <= structureCheckLimit else { return StructureCheck(bytes: bytes, checked: false, seconds: 0) }
+        guard bytes <= limit else { return StructureCheck(bytes: bytes, checked: false, seconds: 0) }
         let started = ContinuousClock.now
         var findings: [String] = []
         do throws(SQLiteError) {
@@ -34,13 +39,13 @@ extension SQLiteEventStore {
             defer { s.reset() }
             while try s.step() { findings.append(s.text(0)) }
         } catch  where error.isCorrupt {
-            throw StoreError.damaged(path, "PRAGMA quick_check: \(error.message) (SQLite \(error.code))")
+            throw StoreError.damaged(name, "PRAGMA quick_check: \(error.message) (SQLite \(error.code))")
         } catch {
-            throw StoreError(error, while: "checking the structure of \(path)")
+            throw StoreError(error, while: "checking the structure of \(name)")
         }
         guard findings == ["ok"] else {
             let finding = findings.joined(separator: "; ").split(whereSeparator: \.isNewline).joined(separator: " ")
-            throw StoreError.damaged(path, "PRAGMA quick_check: \(finding)")
+            throw StoreError.damaged(name, "PRAGMA quick_check: \(finding)")
         }
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

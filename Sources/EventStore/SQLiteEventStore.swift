@@ -83,7 +83,7 @@ public final class SQLiteEventStore: EventStore {
 
     // MARK: - Opening
 
-    private static func open(_ path: String, mode: SQLiteConnection.Mode) throws(StoreError) -> SQLiteConnection {
+    static func open(_ path: String, mode: SQLiteConnection.Mode) throws(StoreError) -> SQLiteConnection {
         do {
             return try SQLiteConnection(path: path, mode: mode)
         } catch {
@@ -98,7 +98,7 @@ public final class SQLiteEventStore: EventStore {
     }
 
     /// Refuses files that are not Strata event stores or come from a newer schema.
-    private static func checkIdentity(_ c: SQLiteConnection, path: String, allowEmpty: Bool) throws(StoreError) {
+    static func checkIdentity(_ c: SQLiteConnection, path: String, allowEmpty: Bool) throws(StoreError) {
         do {
             let applicationId = try c.scalarInteger("PRAGMA application_id") ?? 0
             let userVersion = try c.scalarInteger("PRAGMA user_version") ?? 0

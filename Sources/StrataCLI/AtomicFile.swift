@@ -149,16 +149,19 @@ enum AtomicFile {
 
     /// Syncs a directory's entries (`fsync` on the directory itself, as POSIX asks for a
     /// rename or a link to be durable).
-    private static func synchronize(directory: String, holding path: String) throws {
-        let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        var failure = fd < 0 ? errno : 0
-        if fd >= 0 {
-            if fsync(fd) != 0 { failure = errno }
-            close(fd)
-        }
+    static func synchronize(directory: String, holding path: String) throws {
+        let failure = sync(directory.isEmpty ? "." : directory, directory: true)
         guard failure == 0 else {
             throw CommandFailure.environment(
                 "wrote \(path) but cannot sync its directory \(directory): \(String(cString: strerror(failure)))")
         }
+    }
+
+    /// `fsync` of the file (or the directory) at `path`: 0, or the `errno` of what failed.
+    static func sync(_ path: String, directory: Bool = false) -> Int32 {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | (directory ? O_DIRECTORY : 0))
+        guard fd >= 0 else { return errno }
+        defer { close(fd) }
+        return fsync(fd) == 0 ? 0 : errno
     }
 }

@@ -36,6 +36,7 @@ public enum StrataCommandLine {
         ReportCommand.subcommand,
         ReplayCommand.subcommand,
         VerifyCommand.subcommand,
+        BackupCommand.subcommand,
         KeysCommand.subcommand,
         KeysCheckpointCommand.subcommand,
         AdminBootstrapCommand.subcommand,

@@ -108,7 +108,7 @@ public final class SubjectKeyStore: Sendable {
         );
         """
 
-    private static func checkIdentity(_ c: SQLiteConnection, path: String, allowEmpty: Bool) throws {
+    static func checkIdentity(_ c: SQLiteConnection, path: String, allowEmpty: Bool) throws {
         let applicationId = try c.scalarInteger("PRAGMA application_id") ?? 0
         let tables = try c.scalarInteger("SELECT count(*) FROM sqlite_master") ?? 0
         if applicationId == 0, tables == 0, allowEmpty { return }

@@ -67,6 +67,14 @@ extension FaultSuiteTests {
 
                 let verify = try ChildProcess.strata(["verify", "--data", data.path])
                 let status = try ChildProcess.strata(["status", "--data", data.path])
+                // A backup checks the copy's structure whole, so it finds every damage, the index
+                // page that verify reads past included, and writes nothing.
+                let backup = try ChildProcess.strata(["backup", "--data", data.path, "--output", data.path + "/b"])
+                #expect(backup.exitCode == 1, "\(damage): backup \(backup.exitCode): \(backup.stdout)\(backup.stderr)")
+                #expect(
+                    backup.stderr.hasPrefix("strata backup: no backup written: \(path) is damaged: "), "\(backup.stderr)")
+                let left = try FileManager.default.contentsOfDirectory(atPath: data.path)
+                #expect(!left.contains { $0.hasPrefix(".b.") || $0 == "b" }, "\(damage): a backup was left: \(left)")
                 switch damage {
                 case .overwrittenIndexPage:
                     // Every event still reads: the chain is intact, and the head is where it was.
@@ -86,7 +94,8 @@ extension FaultSuiteTests {
                 }
                 print(
                     "damaged store: \(damage.rawValue)\(page.map { " (page \($0))" } ?? ""): serve exit "
-                        + "\(exit.map(String.init) ?? "none"), verify \(verify.exitCode), status \(status.exitCode): "
+                        + "\(exit.map(String.init) ?? "none"), verify \(verify.exitCode), status \(status.exitCode), "
+                        + "backup \(backup.exitCode): "
                         + refusal)
             }
         }

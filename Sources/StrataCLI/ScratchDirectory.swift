@@ -1,10 +1,11 @@
 import Foundation
 import Synchronization
 
-/// A fresh private directory under TMPDIR that does not outlive the command: `remove()` removes
-/// it, and so does SIGINT, SIGTERM or SIGHUP, before the process ends (exit 128 + the signal's number,
-/// as a shell reports a process the signal ended). An as-of query builds its copy of the read
-/// models there, personal data opened included, which a later erasure would never reach.
+/// A fresh private directory (under TMPDIR unless told) that does not outlive the command unless
+/// it is kept: `remove()` removes it, and so does SIGINT, SIGTERM or SIGHUP, before the process
+/// ends (exit 128 + the signal's number, as a shell reports a process the signal ended). An as-of
+/// query builds its copy of the read models there, personal data opened included, which a later
+/// erasure would never reach; a backup builds its files there, then renames it into place.
 ///
 /// Its files cannot simply be unlinked once open: the build writes its file by name, closes it
 /// and opens it again, and SQLite's WAL finds its `-wal` and `-shm` files by name.
@@ -20,8 +21,7 @@ final class ScratchDirectory {
     private let made: MadePath
     private let signals: ShutdownSignals
 
-    init(_ prefix: String) throws(CommandFailure) {
-        let base = NSTemporaryDirectory()
+    init(_ prefix: String, in base: String = NSTemporaryDirectory()) throws(CommandFailure) {
         swept = Self.sweep(base, prefix: prefix)
         let made = MadePath()
         // Listening before the directory exists, so that no signal goes unseen once it does
@@ -31,8 +31,9 @@ final class ScratchDirectory {
             exit(128 + signal)
         }
         guard let path = made.make(base + "/\(prefix)-XXXXXX") else {
+            let reason = String(cString: strerror(errno))
             signals.cancel()
-            throw CommandFailure.environment("cannot create a scratch directory in \(base)")
+            throw CommandFailure.environment("cannot create a scratch directory in \(base): \(reason)")
         }
         self.path = path
         self.made = made
@@ -42,6 +43,14 @@ final class ScratchDirectory {
     /// Removes the directory and everything in it, then stops listening for the signals.
     func remove() {
         made.remove()
+        signals.cancel()
+    }
+
+    /// Renames the directory to `destination` (which must not exist, or be an empty directory,
+    /// on the same file system) and keeps it: neither `remove()` nor a signal removes it now.
+    /// A signal that came first has removed it already, and ended the process.
+    func keep(as destination: String) throws(CommandFailure) {
+        try made.rename(to: destination)
         signals.cancel()
     }
 
@@ -98,6 +107,18 @@ private final class MadePath: Sendable {
             }
             made = Made(path: path, lock: lock)
             return path
+        }
+    }
+
+    func rename(to destination: String) throws(CommandFailure) {
+        try made.withLock { (made: inout Made?) throws(CommandFailure) in
+            guard let directory = made else { return }
+            guard Glibc.rename(directory.path, destination) == 0 else {
+                throw CommandFailure.environment(
+                    "cannot move \(directory.path) to \(destination): \(String(cString: strerror(errno)))")
+            }
+            if directory.lock >= 0 { close(directory.lock) }
+            made = nil
         }
     }
 

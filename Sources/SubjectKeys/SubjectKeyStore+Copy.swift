@@ -1,0 +1,51 @@
+import Events
+import StrataSQLite
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension SubjectKeyStore {
+    /// Copies the key store at `path` into a new file at `copyPath` (mode 0600), while the
+    /// service may go on writing it, leaving out the keys of `erased`: the subjects whose
+    /// `PersonalDataErased` the copied event store holds, whose keys the service may not have
+    /// destroyed yet (it does so just after the erasure commits). The copy is one
+    /// self-contained file (rollback journal), which a writer opening it turns back to WAL.
+    /// Returns how many keys the copy holds, and how many of `erased` it left out.
+    ///
+    /// The keys are deleted with no journal at all: a journal would hold a copy of each deleted
+    /// key, and a copy cut short is thrown away whole anyway.
+    public static func copy(
+        from path: String, into copyPath: String, without erased: [DataSubject]
+    ) throws(SubjectKeyStoreError) -> (kept: Int, leftOut: Int) {
+        do {
+            let source = try SQLiteConnection(path: path, mode: .readOnly)
+            defer { source.close() }
+            try checkIdentity(source, path: path, allowEmpty: false)
+            let fd = open(copyPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else {
+                throw SubjectKeyStoreError("cannot create \(copyPath): \(String(cString: strerror(errno)))")
+            }
+            close(fd)
+            let copy = try SQLiteConnection(path: copyPath, mode: .readWrite)
+            defer { copy.close() }
+            try source.copy(into: copy)
+            guard try copy.scalarText("PRAGMA journal_mode=DELETE")?.lowercased() == "delete" else {
+                throw SubjectKeyStoreError("cannot take \(copyPath) out of WAL mode")
+            }
+            _ = try copy.scalarText("PRAGMA journal_mode=OFF")
+            try copy.execute("PRAGMA secure_delete=ON")
+            let delete = try copy.statement("DELETE FROM subject_keys WHERE subject = ?")
+            var leftOut = 0
+            for subject in erased {
+                try delete.run([.text(subject.description)])
+                leftOut += copy.changes
+            }
+            return (Int(try copy.scalarInteger("SELECT count(*) FROM subject_keys") ?? 0), leftOut)
+        } catch let error as SubjectKeyStoreError {
+            throw error
+        } catch {
+            throw SubjectKeyStoreError("cannot copy the key store \(path): \(error)")
+        }
+    }
+}
