@@ -47,29 +47,23 @@ final class System {
         service = try ServiceProcess(dataDirectory: data, arguments: serveArguments, ports: ports)
     }
 
-    /// A copy of the store as it is now (the service stopped meanwhile and started again), as an
-    /// operator's backup would be.
+    /// A copy of the store as it is now, taken by `strata backup` while the service runs, as an
+    /// operator's backup is.
     func backUpStore() throws -> URL {
-        service.stop()
+        // A fresh name: a backup makes its directory itself.
         let backup = try ChildProcess.temporaryDirectory("strata-backup")
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: storePath + suffix) {
-            try FileManager.default.copyItem(
-                atPath: storePath + suffix, toPath: backup.appendingPathComponent("events.db" + suffix).path)
-        }
-        try restartService()
+        try FileManager.default.removeItem(at: backup)
+        let result = try ChildProcess.strata(["backup", "--data", data.path, "--output", backup.path])
+        guard result.exitCode == 0 else { throw ServiceProcessError("backup: \(result.stdout)\(result.stderr)") }
         return backup
     }
 
-    /// Puts `backup` (from `backUpStore`) in place of the store, with the service stopped meanwhile.
+    /// Puts `backup` (from `backUpStore`) in place of the store, as docs/cli.md says to restore:
+    /// with the service stopped, the store's `-wal` and `-shm` gone with it.
     func restoreStore(_ backup: URL) throws {
         service.stop()
-        for suffix in ["", "-wal", "-shm"] {
-            try? FileManager.default.removeItem(atPath: storePath + suffix)
-            let copy = backup.appendingPathComponent("events.db" + suffix).path
-            if FileManager.default.fileExists(atPath: copy) {
-                try FileManager.default.copyItem(atPath: copy, toPath: storePath + suffix)
-            }
-        }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: storePath + suffix) }
+        try FileManager.default.copyItem(atPath: backup.appendingPathComponent("events.db").path, toPath: storePath)
         try restartService()
     }
 
