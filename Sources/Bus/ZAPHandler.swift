@@ -36,13 +36,16 @@ public final class ZAPHandler {
     }
 
     private let socket: ZMQSocket
-    private let allowList: [CurveKey: String]
+    private let allowList: @Sendable () -> [CurveKey: String]
     private let logger: Logger
     private var lastLogged: [String: (at: DispatchTime, suppressed: Int)] = [:]
 
     /// Binds the handler in `context`. `allowList` maps each admitted public key to the id
-    /// of its key in the key file, which becomes the connection's ZAP user id.
-    public init(_ context: ZMQContext, allowList: [CurveKey: String], logger: Logger) throws(ZMQError) {
+    /// of its key in the key file, which becomes the connection's ZAP user id; it is asked at
+    /// each handshake, so that it follows the key file.
+    public init(
+        _ context: ZMQContext, allowList: @escaping @Sendable () -> [CurveKey: String], logger: Logger
+    ) throws(ZMQError) {
         socket = try ZMQSocket(context, .reply)
         try socket.bind(Self.endpoint)
         self.allowList = allowList
@@ -57,7 +60,7 @@ public final class ZAPHandler {
             guard try !zmqPollReadable([socket], timeoutMilliseconds: 100).isEmpty,
                 let request = try socket.receive(wait: false)
             else { continue }
-            let (reply, refusal) = Self.answer(request, allowList: allowList)
+            let (reply, refusal) = Self.answer(request, allowList: allowList())
             if let refusal { log(refusal) }
             try socket.send(reply)
         }

@@ -20,8 +20,9 @@ final class CommandIngress {
 
     private let router: ZMQSocket
     private let replies: ZMQSocket
-    private let gate: RequestGate
-    private let keyRoles: [String: Set<Role>]
+    private var gate: FollowingGate
+    /// Looked at between requests: the key file is read again once it changes.
+    private let keys: LiveKeys
     private let configuration: DomainConfiguration
     private let queue: ArrivalQueue
     private let control: ServerControl
@@ -32,7 +33,7 @@ final class CommandIngress {
     let endpoint: String
 
     init(
-        endpoint: String, repliesEndpoint: String, gate: RequestGate, keyRoles: [String: Set<Role>],
+        endpoint: String, repliesEndpoint: String, gate: FollowingGate, keys: LiveKeys,
         configuration: DomainConfiguration, queue: ArrivalQueue, control: ServerControl, clock: any WallClock,
         metrics: ServiceMetrics?
     ) throws(ZMQError) {
@@ -48,7 +49,7 @@ final class CommandIngress {
         try replies.setHighWaterMarks(send: 0, receive: 0)
         try replies.bind(repliesEndpoint)
         self.gate = gate
-        self.keyRoles = keyRoles
+        self.keys = keys
         self.configuration = configuration
         self.queue = queue
         self.control = control
@@ -73,6 +74,8 @@ final class CommandIngress {
             // While the writer is behind, leave requests in libzmq's queues (and TCP's). Once
             // stopping, leave them there until the writer has answered all it took, so that
             // an UNAVAILABLE never overtakes an earlier command's reply.
+            keys.follow()
+            gate.refresh()
             let readRequests = !queueClosed && queue.hasRoom
             let ready = try zmqPollReadable(readRequests ? [replies, router] : [replies], timeoutMilliseconds: 50)
             if ready.contains(0) { writerDone = try forwardReplies() }
@@ -126,7 +129,7 @@ final class CommandIngress {
     /// One request through the gate: a command for the writer or a refusal already written.
     private func admit(_ frames: [[UInt8]]) -> Arrival? {
         let arrivedAt = clock.now()
-        switch gate.admit(frames, now: arrivedAt.secondsSinceEpoch, readBody: CommandBody.parse) {
+        switch gate.gate.admit(frames, now: arrivedAt.secondsSinceEpoch, readBody: CommandBody.parse) {
         case nil:
             return nil
         case .failure(let refused)?:
@@ -143,7 +146,7 @@ final class CommandIngress {
         case .success(let request)?:
             return .command(
                 CommandWriter.Pending(
-                    routingId: request.routingId, keyId: request.key.id, keyRoles: keyRoles[request.key.id],
+                    routingId: request.routingId, keyId: request.key.id, keyRoles: gate.roles[request.key.id],
                     body: request.body, bodyBytes: request.bodyBytes, arrivedAt: arrivedAt,
                     configuration: configuration))
         }

@@ -32,6 +32,8 @@ public final class CommandServer: Sendable {
         /// beside the event store.
         public var subjectKeysPath: String
         public var keys: KeyFile
+        /// Where the key file is read again once it changes (`LiveKeys`); nil keeps `keys`.
+        public var keyFileSource: KeyFileSource?
         public var commandsEndpoint: String
         public var eventsEndpoint: String
         public var historyEndpoint: String
@@ -105,8 +107,8 @@ public final class CommandServer: Sendable {
     /// checkpoint, binds every endpoint and starts the threads. Returns once the service
     /// answers requests.
     public static func start(_ settings: Settings, logger: Logger) throws(ServerError) -> CommandServer {
-        let keyRoles = try roles(of: settings.keys)
-        let curve = try curveServerPair(settings.keys)
+        let liveKeys = try LiveKeys(settings.keys, source: settings.keyFileSource, logger: logger)
+        let curve = liveKeys.current.curve
         let writerStore: HandOff<SQLiteEventStore>
         let readerStore: HandOff<SQLiteEventStore>
         let head: Int64
@@ -160,12 +162,12 @@ public final class CommandServer: Sendable {
         }
 
         if curve != nil {
-            let allowList = curveAllowList(settings.keys)
             _ = try started(
                 control.spawn("strata-zap", priority: .yielding, ownsClientSockets: false) { ready in
                     let handler: ZAPHandler
                     do throws(ZMQError) {
-                        handler = try ZAPHandler(context, allowList: allowList, logger: control.logger)
+                        handler = try ZAPHandler(
+                            context, allowList: { liveKeys.current.allowList }, logger: control.logger)
                     } catch {
                         let failure = ServerError(.environment, "cannot start the ZAP handler: \(error)")
                         return ready.report(.failure(failure))
@@ -183,14 +185,14 @@ public final class CommandServer: Sendable {
         // read-only connection cannot do.
         let historyRunning = DispatchGroup()
 
-        let commandsGate = RequestGate(keys: settings.keys, scope: .commands, maximumBodyBytes: settings.maximumBodyBytes)
+        let commandsGate = FollowingGate(liveKeys, scope: .commands, maximumBodyBytes: settings.maximumBodyBytes)
         let commands = try started(
             control.spawn("strata-commands", priority: .yielding) { ready in
                 let ingress: CommandIngress
                 do throws(ZMQError) {
                     ingress = try CommandIngress(
                         endpoint: settings.commandsEndpoint, repliesEndpoint: repliesEndpoint, gate: commandsGate,
-                        keyRoles: keyRoles, configuration: settings.domain, queue: queue, control: control,
+                        keys: liveKeys, configuration: settings.domain, queue: queue, control: control,
                         clock: clock, metrics: settings.metrics)
                 } catch {
                     return ready.report(.failure(bindFailure("commands", settings.commandsEndpoint, error)))
@@ -256,7 +258,7 @@ public final class CommandServer: Sendable {
                 historyRunning.wait()
             })
 
-        let historyGate = RequestGate(keys: settings.keys, scope: .history, maximumBodyBytes: settings.maximumBodyBytes)
+        let historyGate = FollowingGate(liveKeys, scope: .history, maximumBodyBytes: settings.maximumBodyBytes)
         historyRunning.enter()
         let history = try started(
             control.spawn("strata-history", priority: .yielding) { ready in

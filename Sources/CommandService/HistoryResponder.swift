@@ -38,7 +38,7 @@ final class HistoryResponder {
 
     private let router: ZMQSocket
     private let store: any EventStore
-    private let gate: RequestGate
+    private var gate: FollowingGate
     private let control: ServerControl
     private let clock: any WallClock
     private let opener: (any PersonalDataOpening)?
@@ -47,7 +47,7 @@ final class HistoryResponder {
     let endpoint: String
 
     init(
-        endpoint: String, store: any EventStore, gate: RequestGate, control: ServerControl, clock: any WallClock,
+        endpoint: String, store: any EventStore, gate: FollowingGate, control: ServerControl, clock: any WallClock,
         opener: (any PersonalDataOpening)? = nil, metrics: ServiceMetrics? = nil
     ) throws(ZMQError) {
         router = try control.clientFacingSocket(.router, lingerMilliseconds: 1000)
@@ -78,6 +78,7 @@ final class HistoryResponder {
             let readable = try !zmqPollReadable([router], timeoutMilliseconds: timeout).isEmpty
             retry = try backlog.flush(on: router, dropped: drop) ? 2 : min(retry * 2, 50)
             guard readable else { continue }
+            gate.refresh()
             let wasEmpty = backlog.isEmpty
             var answered: [HistoryOutcome: Int] = [:]
             for _ in 0..<Self.readBurst {
@@ -105,7 +106,7 @@ final class HistoryResponder {
         _ frames: [[UInt8]]
     ) -> (routingId: [UInt8], keyId: String?, reply: [UInt8], outcome: HistoryOutcome)? {
         let admitted: RequestGate.Admitted<HistoryRequest>
-        switch gate.admit(frames, now: clock.now().secondsSinceEpoch, readBody: HistoryRequest.parse) {
+        switch gate.gate.admit(frames, now: clock.now().secondsSinceEpoch, readBody: HistoryRequest.parse) {
         case nil: return nil
         case .failure(let refused)?:
             return (refused.routingId, nil, Self.refusal(refused.error), .refused(refused.error.code))

@@ -38,6 +38,7 @@ public enum StrataCommandLine {
         VerifyCommand.subcommand,
         BackupCommand.subcommand,
         KeysCommand.subcommand,
+        KeysRevokeCommand.subcommand,
         KeysCheckpointCommand.subcommand,
         AdminBootstrapCommand.subcommand,
         BenchCommand.subcommand,

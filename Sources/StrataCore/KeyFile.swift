@@ -111,6 +111,13 @@ public struct KeyFile: Sendable, Equatable {
         keys.append(key)
     }
 
+    /// Removes the key `id`; false when there is none.
+    public mutating func remove(_ id: String) -> Bool {
+        guard let index = keys.firstIndex(where: { $0.id == id }) else { return false }
+        keys.remove(at: index)
+        return true
+    }
+
     /// Reads the file's JSON, refusing anything malformed or unknown with a message naming the
     /// problem.
     public init(json bytes: some Collection<UInt8>) throws(KeyFileError) {

@@ -162,7 +162,7 @@ private final class HandlerThread: Sendable {
             defer { ended.signal() }
             let handler: ZAPHandler
             do throws(ZMQError) {
-                handler = try ZAPHandler(context, allowList: ZAPHandlerTests.allowList, logger: logger)
+                handler = try ZAPHandler(context, allowList: { ZAPHandlerTests.allowList }, logger: logger)
             } catch {
                 failure.withLock { $0 = error }
                 bound.signal()

@@ -151,6 +151,48 @@ import Workloads
         #expect(service.isRunning)
     }
 
+    /// The allow-list follows the key file: a key made while the service runs connects, and once
+    /// revoked, a connection it still has is refused at the gate and a new one is not admitted.
+    @Test func aKeyAddedWhileTheServiceRunsConnectsAndOnceRevokedNoLonger() throws {
+        let (service, data) = try Self.start()
+        defer {
+            service.stop()
+            try? FileManager.default.removeItem(at: data)
+        }
+        let made = try ChildProcess.strata(["keys", "new", "late", "--scope", "commands", "--data", data.path])
+        #expect(made.exitCode == 0, "\(made.stderr)")
+        // libzmq's client gives up for good on a handshake the service refuses: it connects once
+        // the service has the key (docs/cli.md says to wait for this line, a second at most).
+        let added = Date().addingTimeInterval(5)
+        while !service.log.contains("; added late"), Date() < added { usleep(50_000) }
+        let context = try ZMQContext()
+        let late = try service.commandClient(context, key: "late")
+        defer { late.close() }
+        let bodies = Self.bodies("cv-late")
+        let first = try late.request(bodies[0].json, timeoutMilliseconds: 10_000)
+        #expect(Self.isAccepted(first), "\(String(decoding: first ?? [], as: UTF8.self))\n\(service.log)")
+
+        // What the client holds, which the revocation does not take from it.
+        let lateCurve = try #require(try service.curveKeys(of: "late"))
+
+        let revoked = try ChildProcess.strata(["keys", "revoke", "late", "--data", data.path])
+        #expect(revoked.exitCode == 0, "\(revoked.stderr)")
+        let deadline = Date().addingTimeInterval(5)
+        while !service.log.contains("removed late"), Date() < deadline { usleep(50_000) }
+        let refused = try late.request(bodies[1].json).flatMap { try? JSONParser.parse($0) }
+        #expect(refused?["error"]?["code"] == "UNAUTHENTICATED", "\(String(describing: refused))")
+        // A new connection with its pair is not admitted: over 2.5 s, not one heartbeat.
+        let fresh = try Self.subscriber(context, service.events, lateCurve)
+        defer { fresh.close() }
+        #expect(try Self.listen([fresh], for: 2500)[0].isEmpty)
+        #expect(
+            service.log.contains("key=\(lateCurve.client.publicKey.z85): the client key is not in the key file"),
+            "\(service.log)")
+        let allowed = try service.commandClient(context)
+        defer { allowed.close() }
+        #expect(Self.isAccepted(try allowed.request(bodies[1].json)))
+    }
+
     @Test func aPlainClientGetsNothing() throws {
         let (service, data) = try Self.start()
         defer {

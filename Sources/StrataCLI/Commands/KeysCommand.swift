@@ -63,19 +63,7 @@ enum KeysCommand {
         // Read, checked and replaced under the file's lock, so that keys made at once all stay
         // and an id is given out once.
         try AtomicFile.update(path, mode: 0o600, creatingDirectory: true) {
-            var file = KeyFile()
-            // A file others could read is refused as every reader of it refuses it: rewriting it
-            // 0600 would hide that its secrets may have been read already.
-            if FileManager.default.fileExists(atPath: path) { try PrivateFile.requireOwnerOnly(path, "the key file") }
-            if let bytes = FileManager.default.contents(atPath: path) {
-                do {
-                    file = try KeyFile(json: bytes)
-                } catch {
-                    throw CommandFailure.environment("\(path): \(error)")
-                }
-            } else if FileManager.default.fileExists(atPath: path) {
-                throw CommandFailure.environment("cannot read the key file \(path)")
-            }
+            var file = try readForUpdate(path) ?? KeyFile()
             guard file.key(id) == nil else {
                 throw CommandFailure.problem("a key named \(id) exists already in \(path)")
             }
@@ -110,6 +98,23 @@ enum KeysCommand {
             }
         }
         return 0
+    }
+
+    /// The key file at `path` as a command that rewrites it reads it (under its lock); nil when
+    /// there is none.
+    static func readForUpdate(_ path: String) throws -> KeyFile? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        // A file others could read is refused as every reader of it refuses it: rewriting it
+        // 0600 would hide that its secrets may have been read already.
+        try PrivateFile.requireOwnerOnly(path, "the key file")
+        guard let bytes = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure.environment("cannot read the key file \(path)")
+        }
+        do {
+            return try KeyFile(json: bytes)
+        } catch {
+            throw CommandFailure.environment("\(path): \(error)")
+        }
     }
 
     /// A fresh CURVE key pair from libzmq.

@@ -63,6 +63,13 @@ enum ServeCommand {
         var settings = CommandServer.Settings(
             storePath: configuration.eventStorePath, keys: keys, commandsEndpoint: configuration.commandsEndpoint,
             eventsEndpoint: configuration.eventsEndpoint, historyEndpoint: configuration.historyEndpoint)
+        // Read again, with the same checks, once it changes: keys are added and revoked live.
+        let keysFile = configuration.keysFile
+        settings.keyFileSource = KeyFileSource(path: keysFile) {
+            let keys = try readKeyFile(keysFile)
+            try requireServiceCopy(keys, keysFile)
+            return keys
+        }
         tuning.apply(to: &settings)
         settings.domain = configuration.domain
         settings.checkpointKey = { () throws(ServerError) in
