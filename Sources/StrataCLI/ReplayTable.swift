@@ -23,8 +23,10 @@ struct ReplayTable {
         add(cells, emit: emit)
     }
 
+    /// Cells are shown `visible`, as in every table the command line prints: replay shows the
+    /// stored bytes, and a row changed outside Strata may hold a line break or an escape sequence.
     mutating func add(_ cells: [String], emit: (String) -> Void) {
-        rows.append(cells)
+        rows.append(cells.map(visible))
         if rows.count >= pageSize { flush(emit: emit) }
     }
 

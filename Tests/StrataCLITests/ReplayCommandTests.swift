@@ -212,6 +212,26 @@ struct ReplayCommandTests {
         }
     }
 
+    /// A cell's control characters are shown as escapes, as in every table the command line
+    /// prints: an actor rewritten outside Strata can neither print a line that reads as an
+    /// event of its own nor send the terminal an escape sequence.
+    @Test func tableShowsControlCharactersAsEscapes() throws {
+        try withTemporaryDirectory { dir in
+            _ = try makeStore(dir.path)
+            let forged = "      11  2026-11-24T00:00:00.000Z  loan-L9  1  LoanApproved  admin-1"
+            let edit = try SQLiteConnection(path: dir.path + "/events.db", mode: .readWrite)
+            try edit.execute(
+                "UPDATE events SET metadata = json_set(metadata, '$.actor', 'x' || char(27) || '[2J' || char(10) "
+                    + "|| '\(forged)') WHERE position = 1")
+            edit.close()
+            let result = try strata(["replay", "--data", dir.path, "--format", "table", "--to", "2"], expecting: 0)
+            let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(lines.count == 4 && lines.last == "", "\(result.stdout)")
+            #expect(!result.stdout.unicodeScalars.contains("\u{1b}"))
+            #expect(lines[1].hasSuffix(#"x\u{1b}[2J\n"# + forged), "\(lines[1])")
+        }
+    }
+
     /// A page of rows sets the widths; later pages only widen them.
     @Test func tableColumnsWidenPageByPage() {
         var table = ReplayTable(pageSize: 3)
