@@ -347,6 +347,22 @@ struct QueryCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == [])
     }
 
+    /// A live file that holds the other projection (audit.db copied over readmodels.db) is
+    /// named as such, as `strata status` and `strata report` name it, rather than queried into
+    /// an SQLite error; an as-of query refuses it too, rather than honour the other's skips.
+    @Test func aFileOfTheOtherProjectionIsNamed() throws {
+        let history = try KnownHistory.make()
+        defer { history.remove() }
+        let data = history.data.path
+        try FileManager.default.removeItem(atPath: data + "/readmodels.db")
+        try FileManager.default.copyItem(atPath: data + "/audit.db", toPath: data + "/readmodels.db")
+        for extra in [[], ["--min-position", "1"], ["--as-of", "3"]] {
+            let result = try strata(["query", "accounts", "--data", data] + extra, expecting: 2)
+            #expect(result.stderr == "strata query: \(data)/readmodels.db holds the audit projection, not readmodels\n")
+            #expect(result.stdout.isEmpty)
+        }
+    }
+
     @Test(arguments: [
         (["query"], "strata query needs NAME"),
         (["query", "loans"], "no query named 'loans'"),

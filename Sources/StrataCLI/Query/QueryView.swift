@@ -74,6 +74,7 @@ struct QueryView {
             let snapshot: ProjectionSnapshot?
             do throws(ProjectorError) {
                 snapshot = try ProjectionSnapshot(path: path)
+                if let snapshot { try requireProjection(snapshot, of: query) }
             } catch {
                 throw CommandFailure.environment(error.message)
             }
@@ -126,6 +127,17 @@ struct QueryView {
             throw CommandFailure.environment("cannot read \(storePath): \(error)")
         }
 
+        // The skips an operator recorded in the live file, read before anything is built: a file
+        // of the other projection has skips that are not this one's to honour.
+        let skips: [SkippedEvent]
+        do throws(ProjectorError) {
+            let live = try ProjectionSnapshot(path: livePath)
+            if let live { try requireProjection(live, of: query) }
+            skips = try live?.skips() ?? []
+        } catch {
+            throw CommandFailure.environment(error.message)
+        }
+
         let scratch = try ScratchDirectory("strata-as-of")
         if scratch.swept > 0 {
             write(
@@ -138,7 +150,6 @@ struct QueryView {
         let progress = TerminalProgress.forStandardError("as of position \(position)", total: position)
         defer { progress?.finish() }
         do throws(ProjectorError) {
-            let skips = try ProjectionSnapshot(path: livePath)?.skips() ?? []
             let result = try Rebuild.run(
                 name: query.file, projections: query.projections, from: StoreHistory(store: store), into: path,
                 upTo: position, skips: skips, opener: opener,
@@ -160,6 +171,13 @@ struct QueryView {
         return QueryView(
             .projection(snapshot), source: "\(query.file) as of position \(position)\(when)",
             day: recordedAt.map(LocalDate.init), scratch: scratch)
+    }
+
+    /// A file that holds the other projection (audit.db copied over readmodels.db) is named as
+    /// `strata status` names it, rather than queried into "no such table".
+    private static func requireProjection(_ snapshot: ProjectionSnapshot, of query: NamedQuery) throws(ProjectorError) {
+        guard snapshot.name != query.file else { return }
+        throw ProjectorError(.foreign, "\(snapshot.path) holds the \(snapshot.name) projection, not \(query.file)")
     }
 
     /// Ends the read, and removes the scratch directory of an as-of build.
