@@ -347,6 +347,28 @@ struct QueryCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == [])
     }
 
+    /// `--as-of TIME` ages on the day it names, as `--date` would, not on the day the last event
+    /// before it was recorded: the last event by 2026-04-30 was recorded on 2026-03-01, when
+    /// nothing was late, but by 2026-04-30 L1 (due 2026-03-06) and L2 (due 2026-03-12) are.
+    /// A position still ages on the day it was recorded.
+    @Test func asOfATimeAgesOnTheDayItNames() throws {
+        let history = try history()
+        let scratch = try ChildProcess.temporaryDirectory("strata-as-of-tmp")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        func overdue(_ arguments: [String]) throws -> JSONValue? {
+            let result = try strata(
+                ["query", "overdue", "--format", "json", "--data", history.data.path] + arguments,
+                environment: ["TMPDIR": scratch.path], expecting: 0)
+            return try jsonLine(result.stdout)["rows"]
+        }
+        let late = try overdue(["--date", "2026-04-30"])
+        #expect(late?.arrayValue?.map { [$0["loan_id"], $0["days_overdue"]] } == [["L1", 55], ["L2", 49]])
+        for time in ["2026-04-30", "2026-04-30T12:00:00Z", "2026-05-01T02:00:00.000+05:30"] {
+            #expect(try overdue(["--as-of", time]) == late, "--as-of \(time)")
+        }
+        #expect(try overdue(["--as-of", String(history.head)]) == .array([]))
+    }
+
     /// A live file that holds the other projection (audit.db copied over readmodels.db) is
     /// named as such, as `strata status` and `strata report` name it, rather than queried into
     /// an SQLite error; an as-of query refuses it too, rather than honour the other's skips.

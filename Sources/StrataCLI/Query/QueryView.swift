@@ -17,7 +17,7 @@ struct QueryView {
     private let reader: Reader
     /// Which position the answer reflects, for people: `readmodels at position 1204`.
     let source: String
-    /// The day of the as-of position, the default day for aging.
+    /// The as-of day, the default day for aging: a time's own day, or a position's recorded day.
     let day: LocalDate?
     /// The scratch directory of an as-of build, removed by `close()` (or a signal).
     private let scratch: ScratchDirectory?
@@ -168,9 +168,16 @@ struct QueryView {
             throw CommandFailure.environment("the as-of build left no file at \(path)")
         }
         let when = recordedAt.map { " (recorded \($0))" } ?? ""
+        // Aging is counted on the day asked about: a time's own day (a date's, for a date), which
+        // may be well after the last event recorded by then; a position's, the day it was recorded.
+        let day: LocalDate? =
+            switch asOf {
+            case .time(let instant): LocalDate(instant)
+            case .position: recordedAt.map(LocalDate.init)
+            }
         return QueryView(
-            .projection(snapshot), source: "\(query.file) as of position \(position)\(when)",
-            day: recordedAt.map(LocalDate.init), scratch: scratch)
+            .projection(snapshot), source: "\(query.file) as of position \(position)\(when)", day: day,
+            scratch: scratch)
     }
 
     /// A file that holds the other projection (audit.db copied over readmodels.db) is named as
