@@ -34,14 +34,13 @@ struct ReplayTable {
     mutating func flush(emit: (String) -> Void) {
         guard rows.count > 1 || rows.first != ReplayTable.header else { return }
         for row in rows {
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.terminalWidth) }
         }
         for row in rows {
             var line = ""
             for (index, cell) in row.enumerated() {
-                let pad = String(repeating: " ", count: widths[index] - cell.count)
                 if index > 0 { line += "  " }
-                line += ReplayTable.rightAligned.contains(index) ? pad + cell : cell + pad
+                line += cell.padded(to: widths[index], leading: ReplayTable.rightAligned.contains(index))
             }
             while line.last == " " { line.removeLast() }
             emit(line)

@@ -139,21 +139,21 @@ func printAligned(_ rows: [[String]], rightAligned: Set<Int> = [], indent: Strin
     write(aligned(rows, rightAligned: rightAligned, indent: indent), to: .standardOutput)
 }
 
-/// Rows as lines of columns two spaces apart, each column as wide as its widest cell. Cells
-/// are shown `visible`: text from the history (a reason, a name) can hold a line break.
+/// Rows as lines of columns two spaces apart, each column as wide as its widest cell on a
+/// terminal (`terminalWidth`: a CJK name takes two columns a character). Cells are shown
+/// `visible`: text from the history (a reason, a name) can hold a line break.
 func aligned(_ rows: [[String]], rightAligned: Set<Int> = [], indent: String = "") -> String {
     let rows = rows.map { $0.map(visible) }
     let widths = rows.reduce(into: [Int]()) { widths, row in
         for (index, cell) in row.enumerated() {
             if index >= widths.count { widths.append(0) }
-            widths[index] = max(widths[index], cell.count)
+            widths[index] = max(widths[index], cell.terminalWidth)
         }
     }
     var out = ""
     for row in rows {
         let cells = row.enumerated().map { index, cell in
-            let pad = String(repeating: " ", count: widths[index] - cell.count)
-            return rightAligned.contains(index) ? pad + cell : cell + pad
+            cell.padded(to: widths[index], leading: rightAligned.contains(index))
         }
         var line = indent + cells.joined(separator: "  ")
         while line.last == " " { line.removeLast() }

@@ -23,6 +23,24 @@ import Testing
         #expect(lines[2] == "(1 row; audit at position 9)")
     }
 
+    /// Columns stay aligned on a terminal whatever script a name is written in: a CJK character
+    /// or an emoji takes two columns there, a letter with a combining accent one.
+    @Test func wideCharactersKeepTheColumnsAligned() {
+        let rows: [[ProjectionValue]] = [
+            [.text("account-1"), .text("山田 太郎"), .integer(100)], [.text("account-2"), .text("Zoë 😀"), .integer(200)],
+            [.text("account-3"), .text("Jose\u{301}"), .integer(300)], [.text("account-4"), .text("Kim"), .integer(400)],
+        ]
+        #expect(
+            output(rows).table.split(separator: "\n") == [
+                "entity     reason     amount",
+                "account-1  山田 太郎    1.00",
+                "account-2  Zoë 😀       2.00",
+                "account-3  Jose\u{301}         3.00",
+                "account-4  Kim          4.00",
+                "(4 rows; audit at position 9)",
+            ])
+    }
+
     /// Text a spreadsheet would run as a formula gets a `'` in front; numbers, phone numbers
     /// and text with such a character further in are left as they are.
     @Test func csvTextThatStartsAFormulaIsQuotedAsText() {

@@ -241,6 +241,7 @@ struct ReplayCommandTests {
         #expect(lines.count == 3)
         table.add(["10", "2026-11-20T10:00:00.000Z", "loan-L12345", "12", "CC", "zz"]) { lines.append($0) }
         table.add(["11", "2026-11-20T10:00:00.000Z", "a-1", "1", "D", "w"]) { lines.append($0) }
+        table.add(["12", "2026-11-20T10:00:00.000Z", "業務-1", "1", "E", "v"]) { lines.append($0) }
         table.flush { lines.append($0) }
         #expect(
             lines == [
@@ -249,6 +250,8 @@ struct ReplayCommandTests {
                 "       2  2026-11-20T10:00:00.000Z  loan-L2        1  B     y",
                 "      10  2026-11-20T10:00:00.000Z  loan-L12345       12  CC    zz",
                 "      11  2026-11-20T10:00:00.000Z  a-1                1  D     w",
+                // Two columns a CJK character on a terminal.
+                "      12  2026-11-20T10:00:00.000Z  業務-1             1  E     v",
             ])
     }
 
