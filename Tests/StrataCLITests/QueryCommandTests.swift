@@ -407,6 +407,15 @@ struct QueryCommandTests {
         (["query", "refusals", "--as-of", "3"], "query refusals reads the store's journal, which is always current"),
         (["query", "refusals", "--min-position", "3"], "--as-of and --min-position do not apply"),
         (["query", "audit", "--code", "INVALID"], "query audit has no --code filter"),
+        (
+            ["query", "audit", "--since", "2026-03-02", "--until", "2026-03-01"],
+            "--since 2026-03-02T00:00:00.000Z is after --until 2026-03-01T23:59:59.999Z"
+        ),
+        (
+            ["query", "refusals", "--since", "2026-03-02T09:00:00.001Z", "--until", "2026-03-02T09:00:00Z"],
+            "--since 2026-03-02T09:00:00.001Z is after --until 2026-03-02T09:00:00.000Z"
+        ),
+        (["query", "collections", "--since", "2026-03-02", "--until", "2026-03-01"], "--since 2026-03-02 is after"),
     ])
     func badRequestsAreUsageErrors(_ arguments: [String], _ message: String) throws {
         let history = try history()

@@ -98,6 +98,12 @@ enum QueryCommand {
             values[filter.parameter] = try filter.value(text)
             used.insert(option)
         }
+        // A range that ends before it begins holds nothing: said, as replay says it, not answered
+        // with no rows. Both ends are written alike (a day, or a time to the millisecond), so
+        // their text sorts as they do.
+        if case .text(let since)? = values["since"], case .text(let until)? = values["until"], since > until {
+            throw UsageError("--since \(since) is after --until \(until)")
+        }
         var day: LocalDate?
         if let text = arguments.value("date") {
             guard query.agesOnADay else {
