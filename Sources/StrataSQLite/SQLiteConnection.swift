@@ -1,6 +1,8 @@
 import CSQLite
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 import StrataCore
 
@@ -40,7 +42,14 @@ public final class SQLiteConnection {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
         }
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        var rc = sqlite3_open_v2(path, &db, flags, nil)
+        if rc == SQLITE_OK, mode == .readOnly, let opened = db,
+            let immutable = try Self.immutableReading(opened, path)
+        {
+            sqlite3_close_v2(opened)
+            db = nil
+            rc = sqlite3_open_v2(immutable, &db, flags, nil)
+        }
         guard rc == SQLITE_OK, let db else {
             let message = db.map { Self.message(of: $0, code: rc) } ?? "cannot open"
             sqlite3_close_v2(db)
@@ -53,6 +62,50 @@ public final class SQLiteConnection {
 
     deinit {
         close()
+    }
+
+    /// The URI that reads `path` as an immutable file, when a read-only connection cannot read it
+    /// where it is; nil when it can, or must not be read so.
+    ///
+    /// SQLite reads a file in WAL mode through an index it keeps beside it (`-shm`), which it
+    /// creates on the first read when it is not there: in a directory that cannot be written (a
+    /// stopped system's files on read-only media, or a directory an auditor's account may only
+    /// read) that read fails, `unable to open database file` or `attempt to write a readonly
+    /// database`. With neither `-wal` nor `-shm` beside the file, no connection has it open in WAL
+    /// mode (each keeps both while it does) and every commit is in the file itself, so reading
+    /// it with no index and no locks (`immutable=1`) reads exactly what it holds. A `-wal` there
+    /// holds commits the file does not, which only the index can read: an error that says so,
+    /// where SQLite's own names neither (`No such file or directory` of a file that is there).
+    private static func immutableReading(_ db: OpaquePointer, _ path: String) throws(SQLiteError) -> String? {
+        let rc = sqlite3_exec(db, "PRAGMA schema_version", nil, nil, nil) & 0xFF
+        guard rc == SQLITE_CANTOPEN || rc == SQLITE_READONLY, access(path + "-shm", F_OK) != 0 else { return nil }
+        guard access(path + "-wal", F_OK) != 0 else {
+            sqlite3_close_v2(db)
+            throw SQLiteError(
+                code: rc,
+                message: "cannot make \(path)-shm, the index SQLite reads \(path)-wal through, in a directory that "
+                    + "cannot be written, and \(path)-wal holds commits the file does not: read a copy of the "
+                    + "directory made where it can be written")
+        }
+        return "file:" + uriEscaped(path) + "?immutable=1"
+    }
+
+    /// `path` as the path of a `file:` URI: every byte but letters, digits and `/._~-` as `%HH`,
+    /// so `?`, `#` and `%` in a directory's name stay part of the path.
+    private static func uriEscaped(_ path: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var escaped: [UInt8] = []
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "/"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"), UInt8(ascii: "-"):
+                escaped.append(byte)
+            default:
+                escaped += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            }
+        }
+        return String(decoding: escaped, as: UTF8.self)
     }
 
     /// Closes the connection now (finalizing its statements); later calls fail with
