@@ -7,6 +7,8 @@ import StrataSQLite
 import StrataTesting
 import Testing
 
+@testable import StrataCLI
+
 /// `strata rebuild` as its users run it, on the known history: it writes only a file of its
 /// own, honours the skips an operator recorded, and says with its exit code whether the
 /// rebuild found a problem (1) or could not work (2).
@@ -178,6 +180,46 @@ import Testing
         let rebuilt = try #require(try ProjectionSnapshot(path: data + "/readmodels.rebuilt.db"))
         #expect(rebuilt.checkpoint == history.head)
         #expect(try rebuilt.skips().map(\.position) == [victim])
+    }
+
+    /// With --compare, a live file that is no view of the store beside it is named as `strata
+    /// status` names it, before anything is rebuilt, and is a problem found (exit 1): ahead of the
+    /// store's head (events.db restored from an older backup), which ended the rebuild short of the
+    /// live checkpoint with exit 2, or from another store, which it compared row by row into a
+    /// difference that did not say why.
+    @Test func aLiveFileThatIsNotTheStoresIsNamedBeforeAnythingIsRebuilt() throws {
+        let history = try KnownHistory.make()
+        defer { history.remove() }
+        let data = history.data.path
+        func replaceStore(_ make: () throws -> Void) throws {
+            for suffix in ["", "-wal", "-shm"] {
+                try? FileManager.default.removeItem(atPath: data + "/events.db" + suffix)
+            }
+            try make()
+        }
+        try replaceStore { try bootstrapAdmin(data: data) }
+        let ahead = try strata(["rebuild", "readmodels", "--compare", "--data", data], expecting: 1)
+        #expect(
+            ahead.stdout
+                == "AHEAD: readmodels is ahead of the store: checkpoint \(history.head) is beyond the store's "
+                + "head, position 1: events.db is older than this file (restored from a backup?); rebuild it from "
+                + "the store\n")
+        #expect(!FileManager.default.fileExists(atPath: data + "/readmodels.rebuilt.db"))
+
+        try replaceStore {
+            try bootstrapAdmin(data: data)
+            var other = BenchLendingHistory(admin: "admin-1", today: LocalDate("2026-03-01")!)
+            _ = try other.grow(data + "/events.db", to: 100, checkpointKey: data + "/checkpoint.key")
+        }
+        let other = try strata(["rebuild", "audit", "--compare", "--data", data], expecting: 1)
+        #expect(
+            other.stdout.hasPrefix(
+                "OTHER STORE: audit is not from this store: the store's event at its checkpoint, position "
+                    + "\(history.head), has hash "), "\(other.stdout)")
+        #expect(other.stdout.split(separator: "\n").count == 1)
+        #expect(!FileManager.default.fileExists(atPath: data + "/audit.rebuilt.db"))
+        // Without --compare the rebuild is of the store, whatever the live file.
+        try strata(["rebuild", "audit", "--data", data], expecting: 0)
     }
 
     /// Exit 1 is a problem the rebuild found (an event it cannot apply); a missing live file to

@@ -35,8 +35,13 @@ enum RebuildCommand {
             place, stop the projector and move it over the live file (or simply delete the live file:
             the projector rebuilds it through history when it starts).
 
+            A live file that is no view of the store (AHEAD of its head, or from ANOTHER STORE, as
+            `strata status` shows them) has nothing to compare with: --compare says so, builds nothing,
+            and exits 1; a rebuild without --compare makes the file from this store.
+
             Exit codes: 0 rebuilt (and equal); 1 the rebuild found a problem: an event it cannot apply
-            (STOPPED), or a difference from the live file (DIFFERENT); 2 usage or environment: no
+            (STOPPED), a difference from the live file (DIFFERENT), a live file not of this store
+            (AHEAD, OTHER STORE); 2 usage or environment: no
             store, no live file to compare with, an output refused or that cannot be written, a lock
             another process holds, a file that cannot be read.
             """)
@@ -56,6 +61,15 @@ enum RebuildCommand {
         let store = try VerifyCommand.openReadOnly(configuration.eventStorePath)
 
         let (snapshot, skips) = try live(target, compare: arguments.flag("compare"))
+        // A live file that is no view of this store has nothing a rebuild of the store could
+        // match: said in the words `strata status` uses, before anything is built.
+        if let snapshot, let mismatch = try mismatch(snapshot, store: store, path: configuration.eventStorePath) {
+            switch mismatch {
+            case .ahead(let message): printLine("AHEAD: \(name) is ahead of the store: \(message)")
+            case .otherStore(let message): printLine("OTHER STORE: \(message)")
+            }
+            return 1
+        }
         let progress = TerminalProgress.forStandardError("rebuild \(name)")
         defer { progress?.finish() }
         do throws(ProjectorError) {
@@ -119,6 +133,20 @@ enum RebuildCommand {
             throw CommandFailure.environment("no live \(target.name) at \(target.path) to compare with")
         }
         return (live, skips)
+    }
+
+    /// How the live file differs from the store, read after its snapshot: a projector applies only
+    /// what the store has, so a checkpoint beyond this head means the store lost events the file holds.
+    private static func mismatch(
+        _ snapshot: ProjectionSnapshot, store: SQLiteEventStore, path: String
+    ) throws(CommandFailure) -> StoreMismatch? {
+        do throws(StoreError) {
+            return try StoreMismatch.of(
+                snapshot.name, checkpoint: snapshot.checkpoint, appliedHash: snapshot.chainHash, store: store,
+                head: try store.head())
+        } catch {
+            throw VerifyCommand.readFailure(path, error)
+        }
     }
 
     /// What the rebuild found in the history (an event stopped it) is exit 1; a file, a lock, a
