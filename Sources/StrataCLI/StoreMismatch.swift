@@ -1,4 +1,5 @@
 import EventStore
+import Foundation
 import ProjectorRuntime
 
 /// Why a projection file is not a view of the store beside it, which no projector can mend and
@@ -13,6 +14,27 @@ enum StoreMismatch: Equatable {
         switch self {
         case .ahead(let message), .otherStore(let message): message
         }
+    }
+
+    /// The message with the file named, for a warning: `readmodels is ahead of the store: …`
+    /// (the other store's message names it already).
+    func warning(_ name: String) -> String {
+        switch self {
+        case .ahead(let message): "\(name) is ahead of the store: \(message)"
+        case .otherStore(let message): message
+        }
+    }
+
+    /// How a live file that a command answers from, whatever it is (`query`, `report`), differs
+    /// from the store at `storePath`. Nothing is said when there is no store to compare with (the
+    /// read models on another host) or it cannot be read: `status` and `verify` are the place for that.
+    static func beside(
+        _ name: String, checkpoint: Int64, appliedHash: String, storePath: String
+    ) -> StoreMismatch? {
+        guard FileManager.default.fileExists(atPath: storePath),
+            let store = try? SQLiteEventStore(readingAt: storePath), let head = try? store.head()
+        else { return nil }
+        return try? of(name, checkpoint: checkpoint, appliedHash: appliedHash, store: store, head: head)
     }
 
     /// The mismatch of projection `name`, at `checkpoint` with `appliedHash`, against `store`

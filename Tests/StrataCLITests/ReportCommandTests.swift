@@ -4,6 +4,8 @@ import StrataTesting
 import Synchronization
 import Testing
 
+@testable import StrataCLI
+
 /// `strata report` as a user runs it: the real binary on a data directory.
 @Suite struct ReportCommandTests {
     @Test func writesTheReportIntoAFileWhole() throws {
@@ -134,6 +136,29 @@ import Testing
         #expect(result.stdout.hasPrefix("<!DOCTYPE html>\n"))
         #expect(result.stdout.contains("<th scope=\"row\">Active</th><td class=\"num\">3</td>"))
         #expect(result.stderr.isEmpty)
+    }
+
+    /// Read models that are no view of the events.db beside them (ahead of its head: the store
+    /// restored from an older backup) still make a page, flagged at its top and on standard error
+    /// as `strata query` warns: its figures are not this store's history.
+    @Test func readModelsThatAreNotTheStoresAreFlagged() throws {
+        let history = try KnownHistory.make()
+        defer { history.remove() }
+        let data = history.data.path
+        let matching = try strata(["report", "--html", "-", "--data", data], expecting: 0)
+        #expect(!matching.stdout.contains("class=\"warning\"") && matching.stderr.isEmpty, "\(matching.stderr)")
+
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: data + "/events.db" + suffix) }
+        try bootstrapAdmin(data: data)
+        let ahead = try strata(["report", "--html", "-", "--data", data], expecting: 0)
+        let message =
+            "readmodels is ahead of the store: checkpoint \(history.head) is beyond the store's head, position 1: "
+            + "events.db is older than this file (restored from a backup?); rebuild it from the store"
+        #expect(
+            ahead.stdout.contains(
+                "<p class=\"warning\" role=\"alert\">The read models are not this store&#39;s history: "
+                    + "\(message.htmlEscaped).</p>"), "\(ahead.stdout)")
+        #expect(ahead.stderr == "strata report: warning: \(message); the report is not this store's history\n")
     }
 
     @Test func noReadModelsIsAnEnvironmentError() throws {

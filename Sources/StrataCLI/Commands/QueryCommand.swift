@@ -163,27 +163,14 @@ enum QueryCommand {
                     + "(strata project \(query.file) \(acts))\n", to: .standardError)
         }
         if asOf == nil, let applied = view.appliedHash,
-            let mismatch = Self.mismatch(
+            let mismatch = StoreMismatch.beside(
                 query.file, checkpoint: view.position, appliedHash: applied, storePath: configuration.eventStorePath)
         {
-            let problem = if case .ahead = mismatch { "\(query.file) is ahead of the store: " } else { "" }
             write(
-                "strata query: warning: \(problem)\(mismatch.message); the answer is not this store's history\n",
+                "strata query: warning: \(mismatch.warning(query.file)); the answer is not this store's history\n",
                 to: .standardError)
         }
         return 0
-    }
-
-    /// How the live file differs from the store beside it, once the answer is read. Nothing is
-    /// said when there is no store to compare with (the read models on another host) or it
-    /// cannot be read: `status` and `verify` are the place for that.
-    private static func mismatch(
-        _ name: String, checkpoint: Int64, appliedHash: String, storePath: String
-    ) -> StoreMismatch? {
-        guard FileManager.default.fileExists(atPath: storePath),
-            let store = try? SQLiteEventStore(readingAt: storePath), let head = try? store.head()
-        else { return nil }
-        return try? StoreMismatch.of(name, checkpoint: checkpoint, appliedHash: appliedHash, store: store, head: head)
     }
 
     static func today() -> LocalDate { LocalDate(Timestamp.now()) }

@@ -48,7 +48,7 @@ enum ReportCommand {
         guard let target = ProjectionTarget(name: "readmodels", configuration: configuration) else {
             throw CommandFailure.environment("no readmodels projection is configured")
         }
-        let figures: ReportFigures
+        var figures: ReportFigures
         do {
             guard let snapshot = try ProjectionSnapshot(path: target.path) else {
                 throw CommandFailure.environment(
@@ -58,6 +58,17 @@ enum ReportCommand {
                 throw CommandFailure.environment("\(target.path) holds the \(snapshot.name) projection, not readmodels")
             }
             figures = try ReportFigures.read(snapshot, asOf: asOf)
+            // Read models that are no view of the store beside them still make a page, as a stopped
+            // projector's do, but flagged, on the page and where a person or a log sees it.
+            if let mismatch = StoreMismatch.beside(
+                target.name, checkpoint: snapshot.checkpoint, appliedHash: snapshot.chainHash,
+                storePath: configuration.eventStorePath)
+            {
+                figures.notTheStores = mismatch.warning(target.name)
+                write(
+                    "strata report: warning: \(mismatch.warning(target.name)); the report is not this store's "
+                        + "history\n", to: .standardError)
+            }
         } catch let failure as CommandFailure {
             throw failure
         } catch let error as ProjectorError {

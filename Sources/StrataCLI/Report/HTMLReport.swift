@@ -50,6 +50,11 @@ enum HTMLReport {
                 "<p class=\"warning\" role=\"alert\">The read models are stopped: \(stop.description.htmlEscaped). "
                     + "The figures are those of the events before it.</p>")
         }
+        if let difference = figures.notTheStores {
+            html.append(
+                "<p class=\"warning\" role=\"alert\">The read models are not this store&#39;s history: "
+                    + "\(difference.htmlEscaped).</p>")
+        }
         html += headline(figures)
         html += portfolio(figures)
         html += collections(figures)

@@ -46,6 +46,9 @@ struct ReportFigures {
     var position: Int64
     /// Why the projector stopped, when it did: the figures are then of the event before.
     var stop: ProjectionStop?
+    /// How the read models differ from the store beside them, when they are no view of it (ahead
+    /// of its head, or another store's): the figures are then not that store's history.
+    var notTheStores: String?
     var asOf: LocalDate
     var headline: Dashboard.Headline
     var portfolio: [StatusLine]
