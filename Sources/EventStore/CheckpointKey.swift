@@ -112,8 +112,12 @@ public struct CheckpointKeyError: Error, Sendable, Equatable, CustomStringConver
 }
 
 extension String {
+    /// Compared by scalar: a CRLF line end is one `Character`, equal neither to "\r" nor to "\n",
+    /// so a key file copied through Windows ended with text that was not trimmed.
     fileprivate func trimmingASCIIWhitespace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
+        let isSpace: (Character) -> Bool = { character in
+            character.unicodeScalars.allSatisfy { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
+        }
         return String(drop(while: isSpace).reversed().drop(while: isSpace).reversed())
     }
 }

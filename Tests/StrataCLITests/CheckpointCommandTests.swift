@@ -126,6 +126,12 @@ struct VerifyCheckpointTests {
             try writeText(key.publicKeyHex.uppercased() + "\n", to: file)
             let pinned = try strata(["verify", "--public-key", file, "--data", dir.path], expecting: 0)
             #expect(pinned.stdout.contains("trusted key: \(key.publicKeyHex) (--public-key)"), "\(pinned.stdout)")
+            // A copy that passed through Windows ends its line with CRLF, one Character in Swift.
+            try writeText(key.publicKeyHex + "\r\n", to: file)
+            let crlf = try strata(["verify", "--public-key", file, "--data", dir.path], expecting: 0)
+            #expect(crlf.stdout.contains("trusted key: \(key.publicKeyHex) (--public-key)"), "\(crlf.stderr)")
+            try writeText(key.publicKeyHex + "\r\n", to: dir.path + "/checkpoint.pub")
+            try strata(["verify", "--data", dir.path], expecting: 0)
 
             try strata(["verify", "--public-key", "abc", "--data", dir.path], expecting: 2)
             try writeText("not a key\n", to: file)
