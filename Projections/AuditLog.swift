@@ -59,6 +59,16 @@ public struct AuditLog: Projection {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """)
 
+    /// Every action `action(of:)` gives, in the catalog's order: the codes `strata query audit
+    /// --action` takes.
+    public static let actions = [
+        "REGISTER_USER", "APPROVE_AGENT", "REJECT_AGENT", "UPDATE_PROFILE", "CREATE_ACCOUNT", "UPDATE_ACCOUNT",
+        "CHANGE_ACCOUNT_STATUS", "CREATE_LOAN", "APPROVE_LOAN", "REJECT_LOAN", "RECEIVE_PAYMENT", "CLOSE_LOAN",
+        "EARN_COMMISSION", "RESERVE_EARNINGS", "RELEASE_EARNINGS", "CASHOUT_REQUEST", "CASHOUT_APPROVED",
+        "CASHOUT_REJECTED", "UPDATE_COMMISSION", "CREATE_INVOICE", "RECORD_INVOICE_PAYMENT", "INVOICE_PAID",
+        "CANCEL_INVOICE", "ALLOCATE_INVOICE_NUMBER", "ERASE_PERSONAL_DATA",
+    ]
+
     /// The audit action of an event: the lending app's transaction types, and a name in
     /// the same style for every other event type.
     public static func action(of event: StrataEvent) -> String {

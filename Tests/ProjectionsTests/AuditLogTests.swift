@@ -249,6 +249,9 @@ private let everyType: [(StrataEvent, String, String, String, String)] = [
 
     @Test func theActionOfEveryEventIsTheOneThatIsLogged() {
         for (event, _, _, action, _) in everyType { #expect(AuditLog.action(of: event) == action) }
+        // The list `strata query audit --action` checks a code against: every action, once.
+        #expect(Set(AuditLog.actions) == Set(everyType.map { $0.3 }))
+        #expect(Set(AuditLog.actions).count == AuditLog.actions.count)
     }
 
     @Test func noRowHoldsAnyPersonalValueOfTheEvents() throws {

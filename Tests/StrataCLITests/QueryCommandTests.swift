@@ -162,6 +162,13 @@ let queryCases: [QueryCase] = [
         [{"action":"APPROVE_LOAN","actor":"admin-1","command_id":"approve-L1","entity":"loan-L1","event_type":"LoanApproved","position":11,"recorded_at":"2026-01-05T11:00:00.000Z","summary":"admin-1 approved loan L1 on 2026-01-05: 3 installments of 10,810.46 (last 10,810.45) due 2026-02-04 to 2026-04-05, total 32,431.37"},
          {"action":"APPROVE_LOAN","actor":"admin-1","command_id":"approve-L2","entity":"loan-L2","event_type":"LoanApproved","position":17,"recorded_at":"2026-02-10T10:00:00.000Z","summary":"admin-1 approved loan L2 on 2026-02-10: 2 installments of 6,271.33 due 2026-03-12 to 2026-04-11, total 12,542.66"}]
         """#),
+    // An action is a code and an event type a catalogue's name: either may be typed in any case.
+    QueryCase(
+        ["audit", "--action", "approve_loan", "--type", "loanapproved"],
+        #"""
+        [{"action":"APPROVE_LOAN","actor":"admin-1","command_id":"approve-L1","entity":"loan-L1","event_type":"LoanApproved","position":11,"recorded_at":"2026-01-05T11:00:00.000Z","summary":"admin-1 approved loan L1 on 2026-01-05: 3 installments of 10,810.46 (last 10,810.45) due 2026-02-04 to 2026-04-05, total 32,431.37"},
+         {"action":"APPROVE_LOAN","actor":"admin-1","command_id":"approve-L2","entity":"loan-L2","event_type":"LoanApproved","position":17,"recorded_at":"2026-02-10T10:00:00.000Z","summary":"admin-1 approved loan L2 on 2026-02-10: 2 installments of 6,271.33 due 2026-03-12 to 2026-04-11, total 12,542.66"}]
+        """#),
     QueryCase(
         ["audit", "--since", "2026-02-04", "--until", "2026-02-04T12:00:00Z", "--entity", "agent-agent-1"],
         #"""
@@ -407,6 +414,8 @@ struct QueryCommandTests {
         (["query", "refusals", "--as-of", "3"], "query refusals reads the store's journal, which is always current"),
         (["query", "refusals", "--min-position", "3"], "--as-of and --min-position do not apply"),
         (["query", "audit", "--code", "INVALID"], "query audit has no --code filter"),
+        (["query", "audit", "--action", "APPROVE_LAON"], "--action must be one of REGISTER_USER, APPROVE_AGENT"),
+        (["query", "audit", "--type", "LoanAproved"], "--type must be one of AccountOpened, AccountStatusChanged"),
         (
             ["query", "audit", "--since", "2026-03-02", "--until", "2026-03-01"],
             "--since 2026-03-02T00:00:00.000Z is after --until 2026-03-01T23:59:59.999Z"

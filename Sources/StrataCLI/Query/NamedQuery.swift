@@ -224,8 +224,9 @@ extension NamedQuery {
             select:
                 "SELECT position, recorded_at, actor, action, entity, event_type, summary, command_id FROM audit_log",
             filters: [
-                .exact("actor", "actor"), .exact("entity", "entity"), .exact("type", "event_type"),
-                .exact("action", "action"),
+                .exact("actor", "actor"), .exact("entity", "entity"),
+                QueryFilter(option: "type", kind: .name(EventRegistry.eventTypes), condition: "event_type = :type"),
+                .code("action", "action", AuditLog.actions),
             ] + QueryFilter.instants("recorded_at"),
             orderBy: "position"),
         NamedQuery(

@@ -13,6 +13,9 @@ struct QueryFilter: Sendable {
         /// A code the read models store in capitals (`ACTIVE`, `AGENT`), one of `codes`: bound
         /// uppercased. Any other is a usage error, not a query that quietly answers no rows.
         case code([String])
+        /// A name from a catalogue spelt in mixed case (`LoanApproved`), one of `names` whatever
+        /// the case typed: bound as the catalogue spells it. Any other is a usage error.
+        case name([String])
         /// A `YYYY-MM-DD` day, compared with a date column.
         case day
         /// The start of a time range on a `recorded_at`-style column: a time, or a day's first instant.
@@ -41,6 +44,11 @@ struct QueryFilter: Sendable {
                 throw UsageError("--\(option) must be one of \(codes.joined(separator: ", ")), got '\(text)'")
             }
             return .text(text.uppercased())
+        case .name(let names):
+            guard let name = names.first(where: { $0.lowercased() == text.lowercased() }) else {
+                throw UsageError("--\(option) must be one of \(names.joined(separator: ", ")), got '\(text)'")
+            }
+            return .text(name)
         case .day:
             guard let day = LocalDate(text) else {
                 throw UsageError("--\(option) must be a date YYYY-MM-DD, got '\(text)'")
