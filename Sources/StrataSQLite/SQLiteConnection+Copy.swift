@@ -5,6 +5,25 @@ import CSQLite
 #endif
 
 extension SQLiteConnection {
+    /// Copies this connection's database into a new file at `copyPath`, made with mode 0600
+    /// (SQLite would give it the umask's, and it holds what the database holds), and returns
+    /// the copy's connection. The copy is one self-contained file: in rollback-journal mode,
+    /// with no `-wal` beside it; a writer that wants WAL turns it back.
+    public func copy(toNewFile copyPath: String) throws(SQLiteError) -> SQLiteConnection {
+        let fd = Glibc.open(copyPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw SQLiteError(code: SQLITE_CANTOPEN, message: "cannot create \(copyPath): \(reason)")
+        }
+        Glibc.close(fd)
+        let copy = try SQLiteConnection(path: copyPath, mode: .readWrite)
+        try self.copy(into: copy)
+        guard try copy.scalarText("PRAGMA journal_mode=DELETE")?.lowercased() == "delete" else {
+            throw SQLiteError(code: SQLITE_ERROR, message: "cannot take \(copyPath) out of WAL mode")
+        }
+        return copy
+    }
+
     /// Copies this connection's database, page for page, into `destination`'s (SQLite's online
     /// backup), replacing what it held. The pages are read in one read transaction: the copy
     /// is the database as one commit left it, while other connections go on writing (in WAL

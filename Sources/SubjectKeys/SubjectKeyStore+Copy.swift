@@ -1,10 +1,6 @@
 import Events
 import StrataSQLite
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 extension SubjectKeyStore {
     /// Copies the key store at `path` into a new file at `copyPath` (mode 0600), while the
     /// service may go on writing it, leaving out the keys of `erased`: the subjects whose
@@ -22,17 +18,8 @@ extension SubjectKeyStore {
             let source = try SQLiteConnection(path: path, mode: .readOnly)
             defer { source.close() }
             try checkIdentity(source, path: path, allowEmpty: false)
-            let fd = open(copyPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard fd >= 0 else {
-                throw SubjectKeyStoreError("cannot create \(copyPath): \(String(cString: strerror(errno)))")
-            }
-            close(fd)
-            let copy = try SQLiteConnection(path: copyPath, mode: .readWrite)
+            let copy = try source.copy(toNewFile: copyPath)
             defer { copy.close() }
-            try source.copy(into: copy)
-            guard try copy.scalarText("PRAGMA journal_mode=DELETE")?.lowercased() == "delete" else {
-                throw SubjectKeyStoreError("cannot take \(copyPath) out of WAL mode")
-            }
             _ = try copy.scalarText("PRAGMA journal_mode=OFF")
             try copy.execute("PRAGMA secure_delete=ON")
             let delete = try copy.statement("DELETE FROM subject_keys WHERE subject = ?")
