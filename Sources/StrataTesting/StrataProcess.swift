@@ -117,8 +117,20 @@ final class OutputBuffer: Sendable {
 }
 
 /// A loopback TCP port nothing listens on right now, for processes that must be told their
-/// ports in advance (`strata up` hands the same endpoints to all three children).
+/// ports in advance (`strata up` hands the same endpoints to all three children), and never one
+/// this process was handed before: the kernel may give a port it just gave back to the next
+/// `bind`, and a test asking for three ports then told two endpoints to share one.
 public func freeLoopbackPort() throws -> Int {
+    for _ in 0..<100 {
+        let port = try unboundLoopbackPort()
+        if handedOutPorts.withLock({ $0.insert(port).inserted }) { return port }
+    }
+    throw ServiceProcessError("no loopback port this process was not handed before, in 100 tries")
+}
+
+private let handedOutPorts = Mutex<Set<Int>>([])
+
+private func unboundLoopbackPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw ServiceProcessError("socket: \(String(cString: strerror(errno)))") }
     defer { close(fd) }
