@@ -55,12 +55,7 @@ public final class ServiceProcess: Sendable {
 
         /// Three different ports nothing listens on right now.
         public static func free() throws -> Ports {
-            var ports: [Int] = []
-            while ports.count < 3 {
-                let port = try freeLoopbackPort()
-                if !ports.contains(port) { ports.append(port) }
-            }
-            return Ports(commands: ports[0], events: ports[1], history: ports[2])
+            Ports(commands: try freeLoopbackPort(), events: try freeLoopbackPort(), history: try freeLoopbackPort())
         }
     }
 
