@@ -20,9 +20,8 @@ final class CommandIngress {
 
     private let router: ZMQSocket
     private let replies: ZMQSocket
+    /// Its keys look at the key file between requests, and it follows them.
     private var gate: FollowingGate
-    /// Looked at between requests: the key file is read again once it changes.
-    private let keys: LiveKeys
     private let configuration: DomainConfiguration
     private let queue: ArrivalQueue
     private let control: ServerControl
@@ -33,7 +32,7 @@ final class CommandIngress {
     let endpoint: String
 
     init(
-        endpoint: String, repliesEndpoint: String, gate: FollowingGate, keys: LiveKeys,
+        endpoint: String, repliesEndpoint: String, gate: FollowingGate,
         configuration: DomainConfiguration, queue: ArrivalQueue, control: ServerControl, clock: any WallClock,
         metrics: ServiceMetrics?
     ) throws(ZMQError) {
@@ -49,7 +48,6 @@ final class CommandIngress {
         try replies.setHighWaterMarks(send: 0, receive: 0)
         try replies.bind(repliesEndpoint)
         self.gate = gate
-        self.keys = keys
         self.configuration = configuration
         self.queue = queue
         self.control = control
@@ -74,7 +72,7 @@ final class CommandIngress {
             // While the writer is behind, leave requests in libzmq's queues (and TCP's). Once
             // stopping, leave them there until the writer has answered all it took, so that
             // an UNAVAILABLE never overtakes an earlier command's reply.
-            keys.follow()
+            gate.keys.follow()
             gate.refresh()
             let readRequests = !queueClosed && queue.hasRoom
             let ready = try zmqPollReadable(readRequests ? [replies, router] : [replies], timeoutMilliseconds: 50)

@@ -192,7 +192,7 @@ public final class CommandServer: Sendable {
                 do throws(ZMQError) {
                     ingress = try CommandIngress(
                         endpoint: settings.commandsEndpoint, repliesEndpoint: repliesEndpoint, gate: commandsGate,
-                        keys: liveKeys, configuration: settings.domain, queue: queue, control: control,
+                        configuration: settings.domain, queue: queue, control: control,
                         clock: clock, metrics: settings.metrics)
                 } catch {
                     return ready.report(.failure(bindFailure("commands", settings.commandsEndpoint, error)))

@@ -101,15 +101,15 @@ final class LiveKeys: Sendable {
     func follow() {
         guard let source else { return }
         let now = ContinuousClock.now
-        let stamp: Stamp?? = watch.withLock { watch in
-            guard now >= watch.nextLook else { return .none }
+        let changed = watch.withLock { watch in
+            guard now >= watch.nextLook else { return false }
             watch.nextLook = now + .seconds(1)
             let stamp = Stamp(source.path)
-            guard stamp != watch.stamp else { return .none }
+            guard stamp != watch.stamp else { return false }
             watch.stamp = stamp
-            return .some(stamp)
+            return true
         }
-        guard case .some = stamp else { return }
+        guard changed else { return }
         let before = current
         let next: InForce
         do {
@@ -150,7 +150,8 @@ final class LiveKeys: Sendable {
 
 /// One thread's gate over the keys in force, made again when they change.
 struct FollowingGate {
-    private let keys: LiveKeys
+    /// The keys it follows; the commands thread also has them look at the file (`follow`).
+    let keys: LiveKeys
     private let scope: KeyFile.Scope
     private let maximumBodyBytes: Int
     private var generation: Int

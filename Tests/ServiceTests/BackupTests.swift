@@ -137,7 +137,7 @@ import Workloads
         let everyKey = "SELECT subject, key_id, hex(secret) FROM subject_keys ORDER BY subject"
         let sourceKeys = try texts(everyKey, keysPath)
         keys.close()
-        #expect(try fileBytes(under: system.data).contains { $0.bytes.contains(planted) }, "the key is in place")
+        #expect(try filesUnder(system.data).contains { $0.bytes.contains(planted) }, "the key is in place")
 
         let output = backups.appendingPathComponent("b").path
         let result = try ChildProcess.strata(
@@ -149,7 +149,7 @@ import Workloads
         #expect(try texts(everyKey, output + "/" + SubjectKeyStore.fileName) == sourceKeys.filter {
             !$0.hasPrefix("account:\(account)|")
         })
-        let holding = try fileBytes(under: URL(fileURLWithPath: backups.path)).filter { $0.bytes.contains(planted) }
+        let holding = try filesUnder(backups).filter { $0.bytes.contains(planted) }
         #expect(holding.isEmpty, "the erased subject's key is in \(holding.map(\.path))")
         let files = try FileManager.default.contentsOfDirectory(atPath: output).sorted()
         #expect(files == ["events.db", SubjectKeyStore.fileName])
@@ -216,18 +216,4 @@ import Workloads
         while try s.step() { rows.append((0..<3).map { s.isNull($0) ? "" : s.text($0) }.joined(separator: "|")) }
         return rows
     }
-}
-
-/// Every regular file under `directory`, hidden ones included: its path and bytes.
-private func fileBytes(under directory: URL) throws -> [(path: String, bytes: [UInt8])] {
-    let enumerator = try #require(FileManager.default.enumerator(atPath: directory.path))
-    var files: [(String, [UInt8])] = []
-    for case let name as String in enumerator {
-        let path = directory.appendingPathComponent(name).path
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
-            files.append((path, Array(try Data(contentsOf: URL(fileURLWithPath: path)))))
-        }
-    }
-    return files
 }

@@ -37,16 +37,6 @@ private let kept = Borrower(
 private let party = (id: "er-party-suresh", name: "Suresh Invoicewala Traders", taxId: "29ERASE1234F1Z5")
 private let personalDataKey = "pd-reader"
 
-/// Every file under `directory` (WAL, shm and lock files included): its path and bytes.
-private func filesUnder(_ directory: URL) throws -> [(path: String, bytes: [UInt8])] {
-    let enumerator = try #require(FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey]))
-    var files: [(String, [UInt8])] = []
-    for case let url as URL in enumerator where (try url.resourceValues(forKeys: [.isRegularFileKey])).isRegularFile == true {
-        files.append((url.lastPathComponent, Array(try Data(contentsOf: url))))
-    }
-    return files.sorted { $0.0 < $1.0 }
-}
-
 private func occurs(_ text: String, in bytes: [UInt8]) -> Bool {
     let needle = Array(text.utf8)
     guard needle.count <= bytes.count, let first = needle.first else { return false }

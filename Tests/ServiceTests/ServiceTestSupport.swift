@@ -68,3 +68,13 @@ func historyEventSlices(_ bytes: [UInt8]) -> [[UInt8]]? {
     }
     return nil
 }
+
+/// Every file under `directory` (WAL, shm and lock files included): its name and bytes.
+func filesUnder(_ directory: URL) throws -> [(path: String, bytes: [UInt8])] {
+    let enumerator = try #require(FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey]))
+    var files: [(String, [UInt8])] = []
+    for case let url as URL in enumerator where (try url.resourceValues(forKeys: [.isRegularFileKey])).isRegularFile == true {
+        files.append((url.lastPathComponent, Array(try Data(contentsOf: url))))
+    }
+    return files.sorted { $0.0 < $1.0 }
+}
