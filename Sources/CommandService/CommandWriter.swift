@@ -82,6 +82,11 @@ public final class CommandWriter {
     /// Subjects whose erasure is committed but whose key the key store failed to destroy:
     /// tried again by `finishErasures`, which the writer's thread calls every second or so.
     private var keysToDestroy: [DataSubject] = []
+    /// The instant of the last batch (at start, when the store's last event was recorded): a
+    /// batch is decided and recorded at the clock's time, or at this one when the clock is
+    /// behind it, so times in the store never go back along its positions, and what a decision
+    /// writes into its events (an approval's `approvedAt`) is never before what it follows.
+    private var lastInstant: Timestamp?
 
     /// - Parameter sealer: seals every personal field before it is stored (CONTRACT.md
     ///   "Personal data"); `strata serve` always has one. Without one (tests of the writer
@@ -95,6 +100,9 @@ public final class CommandWriter {
         self.clock = clock
         self.sealer = sealer
         self.cache = try StateCache(store: store, capacity: cacheCapacity, sealer: sealer)
+        let head = try store.head()
+        self.lastInstant = head == 0 ? nil : try store.events(after: head - 1, limit: 1).first
+            .flatMap { Timestamp($0.recordedAt) }
     }
 
     deinit {
@@ -115,7 +123,9 @@ public final class CommandWriter {
     /// it, again at each of its retries.
     public func process(_ batch: [Pending]) -> Committed {
         cache.trimIfNeeded()
-        let now = clock.now()
+        let clockNow = clock.now()
+        let now = max(clockNow, lastInstant ?? clockNow)
+        lastInstant = now
         var decided: [Decided] = []
         decided.reserveCapacity(batch.count)
         var seen: Set<String> = []
@@ -167,7 +177,7 @@ public final class CommandWriter {
                     throw StoreError(.io, "the keys of new data subjects could not be stored: \(error)")
                 }
             }
-            let (results, events) = try store.appendReturningEvents(writes)
+            let (results, events) = try store.appendReturningEvents(writes, at: now)
             let commitDuration = commitStarted.duration(to: .now)
             var replies: [(routingId: [UInt8], reply: CommandReply)] = []
             replies.reserveCapacity(batch.count)

@@ -16,7 +16,14 @@ public protocol EventStore: Sendable {
     /// command, in order, and the events written, in position order, exactly as stored: what
     /// the command service publishes, without reading back what it just wrote. Throws only
     /// when nothing was written.
-    func appendReturningEvents(_ commands: [CommandWrite]) throws(StoreError)
+    ///
+    /// `instant` is when the commands were decided (the command service's batch), recorded as
+    /// their events' `recordedAt` and their journal rows' time, so that the times a decision
+    /// writes into its events equal when they were recorded; nil takes the store's clock.
+    /// Either way the store never records an instant before the last one it recorded: a wall
+    /// clock stepped back would otherwise put later positions at earlier times, and a question
+    /// asked by time (`replay --since`, `query --as-of TIME`) would get a history with holes.
+    func appendReturningEvents(_ commands: [CommandWrite], at instant: Timestamp?) throws(StoreError)
         -> (results: [CommandResult], events: [RecordedEvent])
 
     /// The last committed position; 0 for an empty store.
@@ -44,8 +51,15 @@ public protocol EventStore: Sendable {
 
 extension EventStore {
     /// Appends the decisions of several commands in one transaction; one result per command.
+    /// Appends, recorded at the store's clock (never before its last recorded instant).
+    public func appendReturningEvents(_ commands: [CommandWrite]) throws(StoreError)
+        -> (results: [CommandResult], events: [RecordedEvent])
+    {
+        try appendReturningEvents(commands, at: nil)
+    }
+
     public func append(_ commands: [CommandWrite]) throws(StoreError) -> [CommandResult] {
-        try appendReturningEvents(commands).results
+        try appendReturningEvents(commands, at: nil).results
     }
 
     public func append(_ command: CommandWrite) throws(StoreError) -> CommandResult {

@@ -26,6 +26,9 @@ public final class SQLiteEventStore: EventStore {
     struct State: ~Copyable {
         let connection: SQLiteConnection
         var tip: ChainTip
+        /// The instant of the last append (at open, of the last event): no append is recorded
+        /// before it.
+        var lastRecordedAt: Timestamp?
         /// Hashes the chain of large appends beside the writer; started by the first one.
         var chainThread: ChainHashingThread?
     }
@@ -51,13 +54,13 @@ public final class SQLiteEventStore: EventStore {
             let connection = try SQLiteEventStore.open(path, mode: .readWrite)
             let check = try SQLiteEventStore.prepareForWriting(connection, path: path, logger: logger)
             if let maximumBytes { try SQLiteEventStore.limitSize(connection, to: maximumBytes, path: path) }
-            let tip = try SQLiteEventStore.loadTip(connection)
+            let (tip, lastRecordedAt) = try SQLiteEventStore.loadTip(connection)
             self.path = path
             self.isReadOnly = false
             self.clock = clock
             self.lock = lock
             self.structureCheck = check
-            self.state = Mutex(State(connection: connection, tip: tip))
+            self.state = Mutex(State(connection: connection, tip: tip, lastRecordedAt: lastRecordedAt))
         } catch {
             lock.release()
             throw error
@@ -73,7 +76,7 @@ public final class SQLiteEventStore: EventStore {
         self.clock = SystemClock()
         self.lock = nil
         self.structureCheck = nil
-        self.state = Mutex(State(connection: connection, tip: .empty))
+        self.state = Mutex(State(connection: connection, tip: .empty, lastRecordedAt: nil))
     }
 
     deinit {
@@ -192,16 +195,18 @@ public final class SQLiteEventStore: EventStore {
         );
         """
 
-    private static func loadTip(_ c: SQLiteConnection) throws(StoreError) -> ChainTip {
+    /// The last event's position and hash, and when it was recorded.
+    private static func loadTip(_ c: SQLiteConnection) throws(StoreError) -> (ChainTip, recordedAt: Timestamp?) {
         do {
-            let s = try c.statement("SELECT position, hash FROM events ORDER BY position DESC LIMIT 1")
+            let s = try c.statement("SELECT position, hash, recorded_at FROM events ORDER BY position DESC LIMIT 1")
             defer { s.reset() }
-            guard try s.step() else { return .empty }
+            guard try s.step() else { return (.empty, nil) }
             let hex = s.text(1)
             guard let hash = Hex.decode(hex), hash.count == 32 else {
                 throw StoreError(.corrupt, "the last event's hash is not 64 hex digits: \(hex)")
             }
-            return ChainTip(position: s.int64(0), hash: hash, hashHex: hex)
+            // Always an instant this code wrote; were it not, the clock alone would be the floor.
+            return (ChainTip(position: s.int64(0), hash: hash, hashHex: hex), Timestamp(s.text(2)))
         } catch let error as StoreError {
             throw error
         } catch let error as SQLiteError {
@@ -213,13 +218,15 @@ public final class SQLiteEventStore: EventStore {
 
     // MARK: - Appending
 
-    public func appendReturningEvents(_ commands: [CommandWrite]) throws(StoreError)
+    public func appendReturningEvents(_ commands: [CommandWrite], at instant: Timestamp?) throws(StoreError)
         -> (results: [CommandResult], events: [RecordedEvent])
     {
         guard !isReadOnly else { throw StoreError(.readOnly, "\(path) was opened read-only") }
         guard !commands.isEmpty else { return ([], []) }
-        let recordedAt = clock.now().description
+        let wanted = instant ?? clock.now()
         return try state.withLock { (state) throws(StoreError) -> (results: [CommandResult], events: [RecordedEvent]) in
+            let instant = max(wanted, state.lastRecordedAt ?? wanted)
+            let recordedAt = instant.description
             let c = state.connection
             do throws(SQLiteError) {
                 try c.execute("BEGIN IMMEDIATE")
@@ -236,6 +243,7 @@ public final class SQLiteEventStore: EventStore {
                     throw StoreError(error, while: "committing")
                 }
                 state.tip = tip
+                state.lastRecordedAt = instant
                 return (results, events)
             } catch {
                 if !c.isAutocommit { try? c.execute("ROLLBACK") }

@@ -13,6 +13,7 @@ public final class InMemoryEventStore: EventStore {
         var versions: [String: Int64] = [:]
         var journal: [String: JournalEntry] = [:]
         var tip = ChainTip.empty
+        var lastRecordedAt: Timestamp?
 
         func journalEntry(commandId: String) throws(StoreError) -> JournalEntry? { journal[commandId] }
         func currentVersion(of stream: String) throws(StoreError) -> Int64 { versions[stream] ?? 0 }
@@ -34,17 +35,20 @@ public final class InMemoryEventStore: EventStore {
         self.state = Mutex(Storage())
     }
 
-    public func appendReturningEvents(_ commands: [CommandWrite]) throws(StoreError)
+    public func appendReturningEvents(_ commands: [CommandWrite], at instant: Timestamp?) throws(StoreError)
         -> (results: [CommandResult], events: [RecordedEvent])
     {
-        let recordedAt = clock.now().description
+        let wanted = instant ?? clock.now()
         return try state.withLock { (storage) throws(StoreError) -> (results: [CommandResult], events: [RecordedEvent]) in
+            let instant = max(wanted, storage.lastRecordedAt ?? wanted)
+            let recordedAt = instant.description
             // Appends in place, without a copy of the history per call. All or nothing still
             // holds: this backend never fails, and the planner throws only what a backend throws.
             var chain = InlineChain(after: storage.tip.hash)
             let (results, tip, events) = try AppendPlanner.append(
                 commands, to: &storage, tip: storage.tip, recordedAt: recordedAt, chain: &chain)
             storage.tip = tip
+            storage.lastRecordedAt = instant
             return (results, events)
         }
     }

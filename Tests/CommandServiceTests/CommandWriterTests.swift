@@ -194,6 +194,42 @@ struct CommandWriterTests {
         }
     }
 
+    /// A batch's events are recorded at the instant it was decided at, so what a decision
+    /// writes of its time (an agent's `approvedAt`) is when its events were recorded; and a
+    /// clock stepped back, or a writer restarted under one, decides and records at the last
+    /// instant, so an approval is never dated before the registration it follows.
+    @Test func decisionsAreRecordedAtTheirBatchsInstantWhichNeverGoesBack() throws {
+        let storeClock = FixedClock(Timestamp("2026-11-20T10:00:07.000Z")!)
+        let writerClock = FixedClock(Timestamp("2026-11-20T10:00:00.000Z")!)
+        let directory = try ChildProcess.temporaryDirectory("writer-instants")
+        let path = directory.appendingPathComponent("events.db").path
+        for store in [InMemoryEventStore(clock: storeClock), try SQLiteEventStore(path: path, clock: storeClock)]
+            as [any EventStore]
+        {
+            writerClock.set(Timestamp("2026-11-20T10:00:00.000Z")!)
+            try bootstrap(store)
+            let writer = try CommandWriter(store: store, clock: writerClock)
+            let together = writer.process(Array(lendingBatch().prefix(2)))
+            #expect(together.events.map(\.recordedAt) == ["2026-11-20T10:00:07.000Z", "2026-11-20T10:00:07.000Z"])
+            let approved = try #require(together.events.last)
+            #expect(try approvedAt(approved) == Timestamp("2026-11-20T10:00:07.000Z")!)
+
+            writerClock.set(Timestamp("2026-11-20T09:00:00.000Z")!)  // stepped back an hour
+            let register = pending(
+                "c8", actor: "agent-8",
+                .registerUser(RegisterUser(userId: "agent-8", username: "mala", email: "mala@example.com", role: .agent)))
+            let later = writer.process([register])
+            #expect(later.events.map(\.recordedAt) == ["2026-11-20T10:00:07.000Z"])
+
+            let restarted = try CommandWriter(store: store, clock: writerClock)
+            let approval = restarted.process([pending("c9", actor: "admin-1", .approveAgent(ApproveAgent(agentId: "agent-8")))])
+            #expect(approval.events.map(\.recordedAt) == ["2026-11-20T10:00:07.000Z"])
+            #expect(try approvedAt(try #require(approval.events.first)) == Timestamp("2026-11-20T10:00:07.000Z")!)
+            let times = try store.events(after: 0, limit: 100).map(\.recordedAt)
+            #expect(times == times.sorted())
+        }
+    }
+
     /// The payload is read as the command arrives, against that moment's date; the decision
     /// is made against the batch's. A loan requested "on the 21st" a millisecond before the
     /// 21st is dated in the future, however late its batch runs.
@@ -394,4 +430,12 @@ extension CommandReply {
         case .refused(_, let duplicate, _): duplicate
         }
     }
+}
+
+/// The `approvedAt` an `AgentApproved` recorded.
+private func approvedAt(_ recorded: RecordedEvent) throws -> Timestamp {
+    guard case .agentApproved(let approved) = try recorded.decoded() else {
+        throw StoreError(.corrupt, "not an AgentApproved: \(recorded.type)")
+    }
+    return approved.approvedAt
 }

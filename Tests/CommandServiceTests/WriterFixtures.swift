@@ -56,11 +56,11 @@ final class UnreliableStore: EventStore {
         }
     }
 
-    func appendReturningEvents(_ commands: [CommandWrite]) throws(StoreError)
+    func appendReturningEvents(_ commands: [CommandWrite], at instant: Timestamp?) throws(StoreError)
         -> (results: [CommandResult], events: [RecordedEvent])
     {
         if let failure = failures.withLock({ $0.appends }) { throw failure }
-        return try inner.appendReturningEvents(commands)
+        return try inner.appendReturningEvents(commands, at: instant)
     }
     func head() throws(StoreError) -> Int64 { try inner.head() }
     func events(after position: Int64, limit: Int, filter: EventFilter) throws(StoreError) -> [RecordedEvent] {

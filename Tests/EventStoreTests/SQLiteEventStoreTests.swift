@@ -96,6 +96,17 @@ final class SQLiteEventStoreTests: Sendable {
         #expect(try store.verify().isIntact)
     }
 
+    /// A store reopened under a clock behind its last event records at that event's instant.
+    @Test func aReopenedStoreRecordsNoEarlierThanItsLastEvent() throws {
+        do {
+            let store = try SQLiteEventStore(path: path, clock: FixedClock(Timestamp("2026-11-20T10:00:00.000Z")!))
+            _ = try store.append(command("c1", [event("loan-L1")]))
+        }
+        let store = try SQLiteEventStore(path: path, clock: FixedClock(Timestamp("2026-11-19T23:00:00.000Z")!))
+        _ = try store.append(command("c2", [event("loan-L1")]))
+        #expect(try allEvents(store).map(\.recordedAt) == ["2026-11-20T10:00:00.000Z", "2026-11-20T10:00:00.000Z"])
+    }
+
     /// The writer's reads of one batch share one read transaction: what another connection
     /// commits meanwhile is not seen until they end, and they end before the next append,
     /// however the body ends.

@@ -50,6 +50,28 @@ struct StoreConformanceTests {
         #expect(none.isEmpty)
     }
 
+    /// Events are recorded at the instant the caller decided them, or the store's clock;
+    /// never before the last instant recorded, however far the clock or the caller steps
+    /// back, so that times never go back along positions (nor along the journal).
+    @Test(arguments: StoreKind.allCases)
+    func recordedTimesNeverGoBackAlongPositions(_ kind: StoreKind) throws {
+        let clock = FixedClock(Timestamp("2026-11-20T10:00:00.000Z")!)
+        let store = try kind.make(clock: clock)
+        _ = try store.append(command("c1", [event("loan-L1")]))
+        clock.set(Timestamp("2026-11-20T09:00:00.000Z")!)  // the wall clock stepped back an hour
+        _ = try store.append(command("c2", [event("loan-L2")]))
+        let decidedAt = Timestamp("2026-11-20T10:00:05.250Z")!
+        _ = try store.appendReturningEvents([try command("c3", [event("loan-L3")])], at: decidedAt)
+        _ = try store.appendReturningEvents(
+            [try refusal("r4", StrataError(.rejected, reason: "NO", "refused")), try command("c5", [event("loan-L4")])],
+            at: Timestamp("2026-11-20T08:00:00.000Z")!)
+        #expect(try allEvents(store).map(\.recordedAt) == [
+            "2026-11-20T10:00:00.000Z", "2026-11-20T10:00:00.000Z", "2026-11-20T10:00:05.250Z",
+            "2026-11-20T10:00:05.250Z",
+        ])
+        #expect(try store.journalEntry(commandId: "r4")?.recordedAt == "2026-11-20T10:00:05.250Z")
+    }
+
     @Test(arguments: StoreKind.allCases)
     func everyEventIsChainedAndVerifies(_ kind: StoreKind) throws {
         let store = try kind.make()

@@ -15,8 +15,9 @@ enum BenchProjectionsScenario {
     static let rebuildTarget = 100_000.0
 
     static let discussion = """
-        lag: projection lag, from an event's commit in the store (its recordedAt) to the commit of
-        the read-model batch that applies it (readmodels.db, every read model), with the command
+        lag: projection lag, from an event's recordedAt (when its group commit was decided, just
+        before the commit) to the commit of the read-model batch that applies it (readmodels.db,
+        every read model), with the command
         service and a projector in this process on loopback. Measured twice: while --rate
         commands/s (default 10000, the target's load) are sent steadily for --seconds, and while
         --loans loans are sent at full speed by 16 pipelined clients. p50 / p99 / max in
