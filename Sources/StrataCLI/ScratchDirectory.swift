@@ -54,6 +54,13 @@ final class ScratchDirectory {
         signals.cancel()
     }
 
+    /// Runs `body` with the directory's path while no signal can remove it: a signal that comes
+    /// meanwhile waits for `body` to end, then removes what is left and ends the process. For a
+    /// step that must be done whole once begun, as a restore moving its files into place.
+    func whole<T>(_ body: (String) throws(CommandFailure) -> T) throws(CommandFailure) -> T {
+        try made.holding(body)
+    }
+
     /// Removes the directories named `prefix-XXXXXX` in `base` that a process which did not
     /// end left behind: those of this user, real directories (a link is never followed), whose
     /// lock no process holds. One younger than a minute is left alone: its maker locks it just
@@ -119,6 +126,14 @@ private final class MadePath: Sendable {
             }
             if directory.lock >= 0 { close(directory.lock) }
             made = nil
+        }
+    }
+
+    /// Runs `body` under the lock a signal's `remove()` takes.
+    func holding<T>(_ body: (String) throws(CommandFailure) -> T) throws(CommandFailure) -> T {
+        try made.withLock { (made: inout Made?) throws(CommandFailure) -> T in
+            guard let directory = made else { throw CommandFailure.environment("the scratch directory is gone") }
+            return try body(directory.path)
         }
     }
 

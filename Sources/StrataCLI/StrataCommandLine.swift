@@ -37,6 +37,7 @@ public enum StrataCommandLine {
         ReplayCommand.subcommand,
         VerifyCommand.subcommand,
         BackupCommand.subcommand,
+        RestoreCommand.subcommand,
         KeysCommand.subcommand,
         KeysRevokeCommand.subcommand,
         KeysCheckpointCommand.subcommand,

@@ -1,8 +1,6 @@
 import EventStore
-import Events
 import Foundation
 import StrataCore
-import SubjectKeys
 
 #if canImport(Glibc)
     import Glibc
@@ -32,7 +30,7 @@ enum BackupCommand {
             personal field.
 
             Not copied: the read models (a projector rebuilds them from the store), and the secrets the
-            operator keeps apart (the key file, the checkpoint key). To restore, see docs/cli.md.
+            operator keeps apart (the key file, the checkpoint key). To restore: strata restore --from DIR.
 
             Exit codes: 0 written; 1 the store's chain is broken or a file is damaged (nothing is
             written); 2 usage or environment: no store, DIR exists, a file that cannot be read or
@@ -66,77 +64,16 @@ enum BackupCommand {
             ".\(output.split(separator: "/").last ?? "").partial", in: parentDirectory(of: output))
         defer { scratch.remove() }
         let partial = scratch.path
-        let backup = try copyAndVerify(configuration, into: partial, trustedKey: trustedKey)
-        guard backup.report.isIntact else {
-            let problem = backup.report.problem.map { "position \($0.position): \($0.kind.rawValue): \($0.message)" }
-            throw CommandFailure.problem(
-                "no backup written: the chain of \(configuration.eventStorePath) is broken at \(problem ?? "?"); "
-                    + "`strata verify` says more")
-        }
-        for file in backup.files { try synchronize(file: partial + "/" + file) }
-        try AtomicFile.synchronize(directory: partial, holding: partial)
+        let refusal = "no backup written"
+        let backup = try StoreCopy.make(
+            store: configuration.eventStorePath, keys: configuration.subjectKeysPath, into: partial,
+            trustedKey: trustedKey, progress: "backup", refusal: refusal)
+        guard backup.report.isIntact else { throw backup.brokenChain(of: configuration.eventStorePath, refusal: refusal) }
+        try backup.synchronize(in: partial, refusal: refusal)
         try scratch.keep(as: output)
         try AtomicFile.synchronize(directory: parentDirectory(of: output), holding: output)
         print(backup, to: output, format: format)
         return 0
-    }
-
-    private struct Backup {
-        var report: ChainReport
-        /// The files written, by name, in the order written.
-        var files: [String]
-        /// How many keys the copied key store holds, and how many it left out; nil without one.
-        var keys: (kept: Int, leftOut: Int)?
-    }
-
-    private static func copyAndVerify(
-        _ configuration: Configuration, into directory: String, trustedKey: [UInt8]?
-    ) throws -> Backup {
-        let storePath = configuration.eventStorePath
-        let copyPath = directory + "/events.db"
-        let copy: SQLiteEventStore
-        let report: ChainReport
-        let erased: [DataSubject]
-        do throws(StoreError) {
-            copy = try SQLiteEventStore.copy(from: storePath, into: copyPath)
-            let progress = TerminalProgress.forStandardError("backup", total: try? copy.head())
-            defer { progress?.finish() }
-            report = try copy.verify(
-                trustedKey: trustedKey, expected: nil, progress: progress.map { progress in { progress.update($0) } })
-            erased = try erasedSubjects(in: copy)
-        } catch where error.kind == .corrupt {
-            throw CommandFailure.problem("no backup written: \(error.message)")
-        } catch {
-            throw CommandFailure.environment("no backup written: \(error.message)")
-        }
-        var backup = Backup(report: report, files: ["events.db"])
-        let keysPath = configuration.subjectKeysPath
-        guard FileManager.default.fileExists(atPath: keysPath) else { return backup }
-        do throws(SubjectKeyStoreError) {
-            backup.keys = try SubjectKeyStore.copy(
-                from: keysPath, into: directory + "/" + SubjectKeyStore.fileName, without: erased)
-            backup.files.append(SubjectKeyStore.fileName)
-        } catch {
-            throw CommandFailure.environment("no backup written: \(error)")
-        }
-        return backup
-    }
-
-    /// Every subject the store holds a `PersonalDataErased` of.
-    private static func erasedSubjects(in store: SQLiteEventStore) throws(StoreError) -> [DataSubject] {
-        var subjects: [DataSubject] = []
-        var after: Int64 = 0
-        while true {
-            let page = try store.events(after: after, limit: 10_000, filter: .types([PersonalDataErased.eventType]))
-            for recorded in page {
-                guard case .personalDataErased(let erased)? = try? recorded.decoded() else {
-                    throw StoreError(.corrupt, "event \(recorded.position) (PersonalDataErased) cannot be read")
-                }
-                subjects.append(DataSubject(erased.kind, erased.subjectId))
-            }
-            guard let last = page.last else { return subjects }
-            after = last.position
-        }
     }
 
     private static func parentDirectory(of path: String) -> String {
@@ -144,31 +81,14 @@ enum BackupCommand {
         return parent.isEmpty ? "." : parent
     }
 
-    private static func synchronize(file path: String) throws {
-        let failure = AtomicFile.sync(path)
-        guard failure == 0 else {
-            throw CommandFailure.environment(
-                "no backup written: cannot sync \(path): \(String(cString: strerror(failure)))")
-        }
-    }
-
-    private static func print(_ backup: Backup, to output: String, format: String) {
-        let report = backup.report
+    private static func print(_ backup: StoreCopy, to output: String, format: String) {
         if format == "json" {
-            var result: [String: JSONValue] = [
-                "output": .string(output), "head": .integer(report.lastGoodPosition),
-                "hash": .string(report.lastGoodHash), "eventsVerified": .integer(report.eventsChecked),
-                "checkpointsVerified": .integer(report.checkpointsChecked),
-                "files": .array(backup.files.map { .string($0) }),
-            ]
-            result["subjectKeys"] = backup.keys.map { .integer(Int64($0.kept)) } ?? .null
-            result["erasedKeysLeftOut"] = backup.keys.map { .integer(Int64($0.leftOut)) } ?? .null
+            var result = backup.summary
+            result["output"] = .string(output)
             printLine(CanonicalJSON.string(.object(result)))
             return
         }
-        printLine(
-            "intact: \(report.eventsChecked) events verified; head \(report.lastGoodPosition), "
-                + "hash \(report.lastGoodHash)")
+        printLine(backup.intactLine)
         if let keys = backup.keys {
             printLine("keys: \(keys.kept) subject keys copied; \(keys.leftOut) of erased subjects left out")
         } else {

@@ -1,0 +1,125 @@
+import EventStore
+import Foundation
+import StrataCore
+import StrataSQLite
+import StrataTesting
+import SubjectKeys
+import Testing
+
+/// `strata restore --from DIR`: a backup put in place of the store and the key store, checked
+/// first, refused while a process holds the data directory, with what it replaces moved aside
+/// and the projection files kept where they are a view of the restored store (docs/cli.md).
+@Suite struct RestoreTests {
+    /// The backup taken, the store goes on; then restored: the service continues after the
+    /// backup's head, the personal data opens, the audit log (a view of the restored store)
+    /// is kept and resumes, the read models (ahead of it) are moved aside and rebuilt.
+    @Test func aRestoredStoreIsServedFromItsHeadWithTheProjectionsThatFitIt() throws {
+        let system = try System("restore")
+        try system.send(system.workload.setup())
+        try system.send((0..<10).flatMap { system.workload.loan($0) })
+        let audit = try system.projector("audit")
+        try system.waitForCheckpoint("audit", try system.service.store().head())
+        #expect(audit.stop() == 0, "\(audit.log)")
+        let auditCheckpoint = try system.checkpoint("audit")
+
+        let backup = try system.backUpStore()
+        defer { try? FileManager.default.removeItem(at: backup) }
+        let backupHead = try SQLiteEventStore(readingAt: backup.appendingPathComponent("events.db").path).head()
+        #expect(backupHead == auditCheckpoint)
+        try system.send((10..<20).flatMap { system.workload.loan($0) })
+        let readModels = try system.projector("readmodels")
+        let laterHead = try system.service.store().head()
+        try system.waitForCheckpoint("readmodels", laterHead)
+        #expect(laterHead > backupHead)
+
+        // Refused while serve, or a projector, holds the data directory: nothing changes.
+        let restore = ["restore", "--from", backup.path, "--data", system.data.path]
+        let whileServing = try ChildProcess.strata(restore)
+        #expect(whileServing.exitCode == 2, "\(whileServing.stdout)\(whileServing.stderr)")
+        #expect(whileServing.stderr.contains("nothing restored: another process"), "\(whileServing.stderr)")
+        #expect(whileServing.stderr.contains("strata serve or strata up?"), "\(whileServing.stderr)")
+        system.service.stop()
+        let whileProjecting = try ChildProcess.strata(restore)
+        #expect(whileProjecting.exitCode == 2, "\(whileProjecting.stderr)")
+        #expect(whileProjecting.stderr.contains("strata project readmodels?"), "\(whileProjecting.stderr)")
+        #expect(readModels.stop() == 0, "\(readModels.log)")
+        #expect(try SQLiteEventStore(readingAt: system.storePath).head() == laterHead)
+
+        let result = try ChildProcess.strata(restore + ["--format", "json"])
+        #expect(result.exitCode == 0, "\(result.stdout)\(result.stderr)")
+        let summary = try JSONParser.parse(result.stdout)
+        #expect(summary["head"]?.integerValue == backupHead)
+        #expect(summary["files"] == ["events.db", "subject-keys.db"])
+        #expect(summary["projectionsKept"] == ["audit.db": .integer(auditCheckpoint)])
+        let aside = try #require(summary["movedAside"]?.stringValue)
+        let replaced = (summary["replaced"]?.arrayValue ?? []).compactMap(\.stringValue)
+        #expect(["events.db", "subject-keys.db", "readmodels.db"].allSatisfy(replaced.contains), "\(replaced)")
+        #expect(!replaced.contains { $0.hasPrefix("audit.db") }, "\(replaced)")
+        // Nothing deleted: the replaced store is whole beside it, at its own head.
+        #expect(try SQLiteEventStore(readingAt: aside + "/events.db").head() == laterHead)
+        #expect(FileManager.default.fileExists(atPath: aside + "/readmodels.db"))
+        let left = try FileManager.default.contentsOfDirectory(atPath: system.data.path)
+        #expect(!left.contains("readmodels.db") && left.contains("audit.db"), "\(left)")
+        #expect(!left.contains { $0.hasPrefix(".restore.partial") }, "\(left)")
+
+        try system.restartService()
+        #expect(try system.service.store().head() == backupHead)
+        try system.send((20..<22).flatMap { system.workload.loan($0) })
+        let newHead = try system.service.store().head()
+        #expect(newHead > backupHead)
+        for name in ["readmodels", "audit"] {
+            let projector = try system.projector(name)
+            try system.waitForCheckpoint(name, newHead)
+            #expect(projector.stop() == 0, "\(projector.log)")
+            try system.expectEqualToRebuild(name)
+        }
+        print("restore: backup head \(backupHead) restored over head \(laterHead); served on to \(newHead)")
+        // The borrowers' names open through the restored key store.
+        let names = try SQLiteConnection(
+            path: system.data.appendingPathComponent("readmodels.db").path, mode: .readOnly)
+        #expect(try names.scalarInteger("SELECT count(*) FROM accounts WHERE name LIKE 'Borrower %'")
+            == Int64(system.workload.accounts))
+    }
+
+    /// A backup that is damaged or whose chain is broken, or none at all: refused, and the data
+    /// directory is exactly as it was.
+    @Test func whatARestoreRefusesLeavesTheDataDirectoryAsItWas() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-restore-refused")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let backups = try ChildProcess.temporaryDirectory("strata-restore-backups")
+        defer { try? FileManager.default.removeItem(at: backups) }
+        let backup = backups.appendingPathComponent("b").path
+        let made = try ChildProcess.strata(["backup", "--data", data.path, "--output", backup])
+        #expect(made.exitCode == 0, "\(made.stderr)")
+        let before = try filesUnder(data)
+
+        let none = try ChildProcess.strata(["restore", "--data", data.path])
+        #expect(none.exitCode == 2 && none.stderr.contains("--from DIR"), "\(none.stderr)")
+        let empty = try ChildProcess.strata(["restore", "--data", data.path, "--from", backups.path])
+        #expect(empty.exitCode == 2 && empty.stderr.contains("no backup at \(backups.path)"), "\(empty.stderr)")
+
+        let store = try SQLiteConnection(path: backup + "/events.db", mode: .readWrite)
+        try store.execute("UPDATE events SET data = replace(data, 'root', 'toor') WHERE position = 1")
+        store.close()
+        let broken = try ChildProcess.strata(["restore", "--data", data.path, "--from", backup])
+        #expect(broken.exitCode == 1, "\(broken.stdout)\(broken.stderr)")
+        #expect(broken.stderr.contains("nothing restored: the chain of \(backup)/events.db is broken at position 1"))
+
+        // A page of the events table overwritten.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: backup + "/events.db"))
+        let pageSize = try #require(
+            try SQLiteConnection(path: backup + "/events.db", mode: .readOnly).scalarInteger("PRAGMA page_size"))
+        try handle.seek(toOffset: UInt64(pageSize))
+        handle.write(Data(repeating: 0xA5, count: Int(pageSize)))
+        try handle.close()
+        let damaged = try ChildProcess.strata(["restore", "--data", data.path, "--from", backup])
+        #expect(damaged.exitCode == 1, "\(damaged.stdout)\(damaged.stderr)")
+        #expect(damaged.stderr.contains("nothing restored: "), "\(damaged.stderr)")
+
+        // Every file as it was (the locks a restore takes aside), and nothing added.
+        let after = try filesUnder(data).filter { !$0.path.hasSuffix("-lock") }
+        #expect(after.map(\.path) == before.filter { !$0.path.hasSuffix("-lock") }.map(\.path))
+        #expect(zip(after, before.filter { !$0.path.hasSuffix("-lock") }).allSatisfy { $0.bytes == $1.bytes })
+    }
+}
