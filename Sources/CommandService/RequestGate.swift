@@ -70,10 +70,7 @@ public struct RequestGate: Sendable {
             Refused(routingId: routingId, id: id, error: StrataError(code, reason: reason, message))
         }
         guard frames.count == Self.frameCount, frames[1].isEmpty else {
-            return .failure(
-                refuse(
-                    nil, .malformed, "BAD_FRAMES",
-                    "expected [header][body] from REQ or [\"\"][header][body] from DEALER; got \(frames.count - 1) frames"))
+            return .failure(refuse(nil, .malformed, "BAD_FRAMES", Self.badFrames(frames)))
         }
         let headerBytes = frames[2]
         let bodyBytes = frames[3]
@@ -105,5 +102,17 @@ public struct RequestGate: Sendable {
                 refuse(id, .forbidden, "KEY_SCOPE", "key \(key.id) lacks the \(scope.rawValue) scope"))
         }
         return .success(Admitted(routingId: routingId, key: key, body: body, bodyBytes: bodyBytes))
+    }
+
+    /// What a message of the wrong shape is told, counted as its client sent it. The ROUTER
+    /// cannot tell a REQ client, whose delimiter libzmq adds, from a DEALER that sent one:
+    /// after a delimiter, only the frames that follow it count.
+    private static func badFrames(_ frames: [[UInt8]]) -> String {
+        let expected = "expected [header][body] from REQ or [\"\"][header][body] from DEALER"
+        func count(_ n: Int) -> String { n == 1 ? "1 frame" : "\(n) frames" }
+        guard frames.count > 1, frames[1].isEmpty else {
+            return "\(expected); got \(count(frames.count - 1)) and no empty delimiter first"
+        }
+        return "\(expected); got \(count(frames.count - 2)) after the empty delimiter"
     }
 }

@@ -479,6 +479,41 @@ import Workloads
         reply = try ask([good[1], good[2]])
         #expect(reply["ok"] == .bool(true) && reply["duplicate"] == .bool(true), "\(CanonicalJSON.string(reply))")
     }
+
+    // MARK: - What a refusal at the gate says
+
+    /// A message of the wrong shape is told what arrived, counted as the client sent it: a
+    /// DEALER without the delimiter hears that it is missing, and a REQ client (whose
+    /// delimiter libzmq adds) hears of the frames it sent, not of one more.
+    @Test func badFramesAreCountedAsTheClientSentThem() throws {
+        let rig = try ServiceRig()
+        defer { rig.close() }
+        let signed = try rig.signedFrames(rig.registration(id: "bf-say", agent: "bf-say-agent", username: "bfsay"))
+        func message(_ reply: JSONValue) -> String { reply["error"]?["message"]?.stringValue ?? "" }
+
+        var reply = try rig.exchange([signed[1], signed[2]])
+        expectRefusal(reply, "MALFORMED", "BAD_FRAMES", id: nil)
+        #expect(message(reply).hasSuffix("got 2 frames and no empty delimiter first"), "\(message(reply))")
+        reply = try rig.exchange([[], signed[1], signed[2], signed[2]])
+        expectRefusal(reply, "MALFORMED", "BAD_FRAMES", id: nil)
+        #expect(message(reply).hasSuffix("got 3 frames after the empty delimiter"), "\(message(reply))")
+
+        let req = try ZMQSocket(rig.context, .request)
+        defer { req.close() }
+        try req.connect(rig.service.commands)
+        for frames in [[signed[2]], [signed[1], signed[2], signed[2]]] {
+            try req.send(frames)
+            guard try !zmqPollReadable([req], timeoutMilliseconds: 15_000).isEmpty,
+                let raw = try req.receive(wait: false)
+            else { throw ServiceProcessError("no reply to the REQ client") }
+            reply = try JSONParser.parse(raw.last ?? [])
+            expectRefusal(reply, "MALFORMED", "BAD_FRAMES", id: nil)
+            let sent = frames.count == 1 ? "1 frame" : "\(frames.count) frames"
+            #expect(
+                message(reply).hasSuffix("got \(sent) after the empty delimiter"), "REQ sent \(sent): \(message(reply))")
+        }
+        try rig.expectStillServing()
+    }
 }
 
 /// A well-formed RegisterUser body of exactly `size` bytes (padded in an unknown payload field).
