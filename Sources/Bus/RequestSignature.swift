@@ -79,6 +79,41 @@ public struct RequestHeader: Sendable, Equatable {
     }
 }
 
+extension RequestHeader {
+    /// The members a header has, all four required.
+    static let members = ["key", "sig", "ts", "v"]
+
+    /// Why `bytes` is not a header, naming the member at fault: for the refusal of a header
+    /// `init(json:)` did not read, so it costs nothing on the way of a good request.
+    public static func problem(json bytes: [UInt8]) -> String {
+        let shape = #"the header must be {"v":1,"key":"<key id>","ts":<unix seconds>,"sig":"<64 hex>"}"#
+        let value: JSONValue
+        let numbers: [JSONParser.UnrepresentableNumber]
+        do {
+            (value, numbers) = try JSONParser.parseNotingNumbers(bytes)
+        } catch {
+            return "the header is not strict JSON (\(error)); \(shape)"
+        }
+        guard case .object(let header) = value else { return "the header is not a JSON object; \(shape)" }
+        if let unknown = header.keys.filter({ !members.contains($0) }).min() {
+            return "the header has a member \"\(unknown)\" it does not define; \(shape)"
+        }
+        if header["v"]?.integerValue != RequestHeader.version {
+            return "\"v\" must be 1, the integer; \(shape)"
+        }
+        guard let key = header["key"]?.stringValue, !key.isEmpty else {
+            return "\"key\" must be a key id, a non-empty string; \(shape)"
+        }
+        guard header["ts"]?.integerValue != nil, !numbers.contains(where: { $0.path == [.key("ts")] }) else {
+            return "\"ts\" must be an integer, the unix seconds when the request was signed; \(shape)"
+        }
+        guard let sig = header["sig"]?.stringValue, sig.utf8.count == 64, Hex.decode(sig) != nil else {
+            return "\"sig\" must be 64 hex characters, the HMAC-SHA256 in lowercase hex; \(shape)"
+        }
+        return shape
+    }
+}
+
 /// Reads the canonical form of a header by position (`RequestHeader.init(canonical:)`).
 private enum CanonicalHeaderReader {
     static func read(_ b: UnsafeBufferPointer<UInt8>) -> RequestHeader? {

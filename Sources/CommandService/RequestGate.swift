@@ -79,8 +79,7 @@ public struct RequestGate: Sendable {
                 refuse(nil, .tooLarge, "BODY_TOO_LARGE", "the body has \(bodyBytes.count) bytes; the limit is \(maximumBodyBytes)"))
         }
         guard let header = RequestHeader(json: headerBytes) else {
-            return .failure(
-                refuse(nil, .malformed, "BAD_HEADER", "the header must be {\"v\":1,\"key\":…,\"ts\":…,\"sig\":\"<64 hex>\"}"))
+            return .failure(refuse(nil, .malformed, "BAD_HEADER", RequestHeader.problem(json: headerBytes)))
         }
         let body: Request
         switch readBody(bodyBytes) {

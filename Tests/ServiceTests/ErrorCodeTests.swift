@@ -514,6 +514,39 @@ import Workloads
         }
         try rig.expectStillServing()
     }
+
+    /// A header refused as MALFORMED names the member at fault, so a client that sends `ts`
+    /// as a fraction (seconds from a float clock) or a signature in base64 learns which.
+    @Test func badHeadersNameTheMemberAtFault() throws {
+        let rig = try ServiceRig()
+        defer { rig.close() }
+        let body = rig.registration(id: "bh-say", agent: "bh-say-agent", username: "bhsay")
+        let now = Timestamp.now().secondsSinceEpoch
+        let sig = String(repeating: "ab", count: 32)
+        let headers: [(name: String, header: String, says: String)] = [
+            ("not JSON", "v=1;key=svc", "the header is not strict JSON"),
+            ("an array", #"[1]"#, "the header is not a JSON object"),
+            ("a fractional ts", #"{"key":"svc","sig":"\#(sig)","ts":\#(now).5,"v":1}"#, #""ts" must be an integer"#),
+            ("a string ts", #"{"key":"svc","sig":"\#(sig)","ts":"\#(now)","v":1}"#, #""ts" must be an integer"#),
+            ("no ts", #"{"key":"svc","sig":"\#(sig)","v":1}"#, #""ts" must be an integer"#),
+            ("no v", #"{"key":"svc","sig":"\#(sig)","ts":\#(now)}"#, #""v" must be 1"#),
+            ("v as a string", #"{"key":"svc","sig":"\#(sig)","ts":\#(now),"v":"1"}"#, #""v" must be 1"#),
+            ("an empty key", #"{"key":"","sig":"\#(sig)","ts":\#(now),"v":1}"#, #""key" must be a key id"#),
+            ("a short sig", #"{"key":"svc","sig":"abcd","ts":\#(now),"v":1}"#, #""sig" must be 64 hex characters"#),
+            ("a base64 sig", #"{"key":"svc","sig":"q6urq6urq6urq6urq6urq6urq6urq6urq6urq6urq6s=","ts":\#(now),"v":1}"#,
+             #""sig" must be 64 hex characters"#),
+            ("an extra member", #"{"key":"svc","nonce":"x","sig":"\#(sig)","ts":\#(now),"v":1}"#, #"member "nonce""#),
+        ]
+        for (name, header, says) in headers {
+            for (endpoint, request) in [(rig.dealer, body), (rig.history, Array(#"{"after":0}"#.utf8))] {
+                let reply = try rig.exchange([[], Array(header.utf8), request], on: endpoint)
+                expectRefusal(reply, "MALFORMED", "BAD_HEADER", id: nil, name)
+                let message = reply["error"]?["message"]?.stringValue ?? ""
+                #expect(message.contains(says), "\(name): \(message)")
+            }
+        }
+        try rig.expectStillServing()
+    }
 }
 
 /// A well-formed RegisterUser body of exactly `size` bytes (padded in an unknown payload field).
