@@ -61,7 +61,7 @@ public struct CommandBody: RequestGate.Body, Equatable {
     }
 
     /// Reads a body: strict JSON (valid UTF-8, no duplicate keys, nesting ≤ 64), an object
-    /// with a command id of 1–64 of `[A-Za-z0-9_-]`, string `type` and `actor`, an object
+    /// with a command id and an actor of 1–64 of `[A-Za-z0-9_-]` each, a string `type`, an object
     /// `payload`, an optional integer `expectedVersion` ≥ 0 and an optional `correlationId` of
     /// at most 128 characters, and no other field. A number JSON allows and `JSONValue` cannot
     /// hold is a value of the wrong type in the body's own fields, and in the payload one of
@@ -94,8 +94,11 @@ public struct CommandBody: RequestGate.Body, Equatable {
         guard let type = members["type"]?.stringValue else {
             return .failure(malformed(id, "INVALID_TYPE_FIELD", "\"type\" must be a string"))
         }
-        guard let actor = members["actor"]?.stringValue else {
-            return .failure(malformed(id, "INVALID_ACTOR_FIELD", "\"actor\" must be a string"))
+        // A user id, as the command id is an id: anything else names nobody, and would be
+        // journaled as who tried a command (an empty actor, 60 KB of text).
+        guard let actor = members["actor"]?.stringValue, Identifier.isValid(actor) else {
+            return .failure(
+                malformed(id, "INVALID_ACTOR_FIELD", "\"actor\" must be a user id: 1–64 characters of [A-Za-z0-9_-]"))
         }
         guard case .object(let payload)? = members["payload"] else {
             return .failure(malformed(id, "INVALID_PAYLOAD_FIELD", "\"payload\" must be an object"))

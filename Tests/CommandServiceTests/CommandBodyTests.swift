@@ -54,6 +54,8 @@ struct CommandBodyTests {
             (#"{"id":1.5,"type":"X","actor":"a","payload":{}}"#, "INVALID_COMMAND_ID", nil),
             (#"{"id":"c-3","type":1e3,"actor":"a","payload":{}}"#, "INVALID_TYPE_FIELD", "c-3"),
             (#"{"id":"c-3","type":"X","actor":-1e400,"payload":{}}"#, "INVALID_ACTOR_FIELD", "c-3"),
+            (#"{"id":"c-3","type":"X","actor":"","payload":{}}"#, "INVALID_ACTOR_FIELD", "c-3"),
+            (#"{"id":"c-3","type":"X","actor":"a b","payload":{}}"#, "INVALID_ACTOR_FIELD", "c-3"),
             (#"{"id":"c-3","type":"X","actor":"a","payload":0.5}"#, "INVALID_PAYLOAD_FIELD", "c-3"),
             (#"{"id":"c-3","type":"X","actor":"a","payload":{"n":1.}}"#, "BODY_NOT_JSON", nil),
             ("1.5", "BODY_NOT_OBJECT", nil),

@@ -347,7 +347,10 @@ private func makeHostileCase(_ index: Int, workload: LendingWorkload, random: in
     }
     var body = CommandBody(id: id, type: type, actor: actor, payload: payload).json
     let expected: Set<String>
-    if let raw {
+    if !Identifier.isValid(actor) {
+        // An actor that is no user id is one of the body's own fields malformed.
+        expected = ["MALFORMED"]
+    } else if let raw {
         let placeholder = Array(#""\u0001RAW\u0001""#.utf8)
         body = hostileReplacing(placeholder, with: Array(raw.utf8), in: body)
         expected = hostileRawNumbersNotJSON.contains(raw) ? ["MALFORMED"] : ["INVALID"]
