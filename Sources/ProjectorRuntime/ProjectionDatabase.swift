@@ -57,6 +57,11 @@ public final class ProjectionDatabase {
     private var connection: SQLiteConnection
     private let projectionTables: SQLiteProjectionTables
     private let lock: WriterLock
+    /// The file's device and inode once open, and its lock file's: what `displacement()` and
+    /// `closeDisplaced()` compare their paths with.
+    private var opened = stat()
+    private var lockOpened = stat()
+    private var isClosed = false
 
     /// The file's tables as its projections see them (for tests and query helpers).
     public var tables: any ProjectionTables { projectionTables }
@@ -122,10 +127,41 @@ public final class ProjectionDatabase {
         // applied it may have been killed before truncating, or stopped while a reader held the
         // truncation back (and the WAL open, so SQLite kept it).
         if Self.logHasFrames(path) { truncateAfterErasure(true) }
+        _ = stat(path, &opened)
+        _ = stat(lock.path, &lockOpened)
     }
 
     deinit {
+        if !isClosed { lock.release() }
+    }
+
+    /// What became of the file at `path` since it was opened, when the path no longer names it:
+    /// `"was removed"`, or `"was replaced by another file"`; nil while it does (or cannot be told).
+    /// SQLite writes on into the file it opened, which no reader reaches once its name is gone.
+    public func displacement() -> String? {
+        var now = stat()
+        guard stat(path, &now) == 0 else { return errno == ENOENT ? "was removed" : nil }
+        return Self.same(now, opened) ? nil : "was replaced by another file"
+    }
+
+    /// Closes a file `displacement()` found gone from its path, clearing the path for the file
+    /// that is there now, or will be. SQLite leaves the log (`-wal`) and its index (`-shm`) of a
+    /// file that moved where they are, and the next connection at the path reads that log as its
+    /// own: the pages of the file that went, laid over the one that came. Removed only while this
+    /// file's lock is still the one at the path: else another projector may write there already.
+    public func closeDisplaced() {
+        guard !isClosed else { return }
+        isClosed = true
+        connection.close()
+        var now = stat()
+        if stat(lock.path, &now) == 0, Self.same(now, lockOpened) {
+            for suffix in ["-wal", "-shm"] { unlink(path + suffix) }
+        }
         lock.release()
+    }
+
+    private static func same(_ one: stat, _ other: stat) -> Bool {
+        one.st_dev == other.st_dev && one.st_ino == other.st_ino
     }
 
     // MARK: - Applying

@@ -177,10 +177,10 @@ public final class Projector: Sendable {
         settings.metrics?.started(checkpoint: database.checkpoint)
         started.signal()
         var follower = Follower(
-            database: database, history: connections.history, historyOpened: historyOpened, settings: settings,
-            logger: logger, onCommit: onCommit)
+            database: database, projections: projections, history: connections.history,
+            historyOpened: historyOpened, settings: settings, logger: logger, onCommit: onCommit)
         let exit = follower.run(subscriber: connections.subscriber, isStopping: { [self] in isStopping })
-        checkpointAtEnd.store(database.checkpoint, ordering: .releasing)
+        checkpointAtEnd.store(follower.database.checkpoint, ordering: .releasing)
         outcome.withLock { $0 = exit }
     }
 
@@ -244,7 +244,9 @@ public final class Projector: Sendable {
 private struct Follower {
     static let pollMilliseconds = 250
 
-    let database: ProjectionDatabase
+    /// The projection file; opened again when its path no longer names it (`reopenIfDisplaced`).
+    private(set) var database: ProjectionDatabase
+    let projections: [any Projection]
     let history: any HistorySource
     /// Set away from the service: personal data comes opened from history only.
     let historyOpened: HistoryOpenedValues?
@@ -255,12 +257,16 @@ private struct Follower {
     /// Asked when the projector starts, and again whenever an event does not follow the file's
     /// chain: a file of another store is then named as such, not taken for a broken chain.
     private var storeConfirmed = false
+    /// When to look next whether the path still names the open file.
+    private var nextFileCheck = ContinuousClock.now + .seconds(1)
 
     init(
-        database: ProjectionDatabase, history: any HistorySource, historyOpened: HistoryOpenedValues?,
-        settings: Projector.Settings, logger: Logger, onCommit: (@Sendable (Projector.Commit) -> Void)?
+        database: ProjectionDatabase, projections: [any Projection], history: any HistorySource,
+        historyOpened: HistoryOpenedValues?, settings: Projector.Settings, logger: Logger,
+        onCommit: (@Sendable (Projector.Commit) -> Void)?
     ) {
         self.database = database
+        self.projections = projections
         self.history = history
         self.historyOpened = historyOpened
         self.settings = settings
@@ -285,6 +291,11 @@ private struct Follower {
         let quietPolls = max(1, settings.quietMilliseconds / Self.pollMilliseconds)
 
         while !isStopping() {
+            do {
+                if try reopenIfDisplaced() { needsHistory = "as the file was opened again" }
+            } catch {
+                return .failed(error)
+            }
             if let stop = database.stop { return .poisoned(stop) }
             if let reason = needsHistory {
                 do throws(Interruption) {
@@ -394,6 +405,31 @@ private struct Follower {
         // check at its top, but the stop is recorded and is what ended the projector.
         if let stop = database.stop { return .poisoned(stop) }
         return .stopped
+    }
+
+    /// Opens the file again when its path no longer names the one open (at most once a second):
+    /// removed, as an operator clears a file to have it rebuilt, it is made again from position 0;
+    /// replaced, the file now there is taken up and checked as at a start. Either way the projector
+    /// had been applying events to a file no reader could reach. Returns whether it opened it again.
+    private mutating func reopenIfDisplaced() throws(ProjectorError) -> Bool {
+        guard ContinuousClock.now >= nextFileCheck else { return false }
+        nextFileCheck = .now + .seconds(1)
+        guard let what = database.displacement() else { return false }
+        let path = settings.databasePath
+        logger.warning(
+            "\(path) \(what) while the projector ran: opening \(path) again"
+                + (what == "was removed" ? ", to make it again from position 0 through history" : ""))
+        // Closed first: the lock it holds would refuse the new file to this very process.
+        database.closeDisplaced()
+        database = try ProjectionDatabase(
+            path: path, name: settings.name, projections: projections, opener: historyOpened ?? settings.opener,
+            logger: logger)
+        if database.wasReset {
+            logger.warning("\(path) was made from another schema: rebuilding \(settings.name) from position 0")
+        }
+        storeConfirmed = false
+        settings.metrics?.started(checkpoint: database.checkpoint)
+        return true
     }
 
     /// A heartbeat's head, for the metrics. One below the checkpoint may have been sent before

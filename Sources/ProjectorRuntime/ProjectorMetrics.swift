@@ -64,7 +64,8 @@ public final class ProjectorMetrics: Sendable {
         }
     }
 
-    /// The file's checkpoint when the projector starts; the head is not known yet.
+    /// The file's checkpoint when the projector opens it (as it starts, or again once the file was
+    /// removed or replaced under it); the head is not known yet.
     func started(checkpoint: Int64) {
         registry.update { metrics in
             for gauge in [position, head] { metrics.set(gauge, Double(checkpoint), labels: labels) }

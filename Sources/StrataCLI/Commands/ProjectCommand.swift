@@ -42,7 +42,8 @@ enum ProjectCommand {
             When it starts, and whenever the store seems to have gone back, it asks history for the event
             at its checkpoint: a head below the checkpoint (events.db restored from an older backup), or
             another event there (the file of another store), ends it with exit 1 and nothing recorded in
-            the file, which must be rebuilt from the store.
+            the file, which must be rebuilt from the store. A file removed while it runs is made again
+            from position 0 through history; one moved into its place is taken up and checked so too.
 
             An event a projection cannot apply stops it: the position, the event and the error are
             logged, recorded in the file and shown by `strata status`, and the process exits 1. Once the

@@ -1,0 +1,57 @@
+import Foundation
+import ProjectorRuntime
+import StrataCore
+import StrataTesting
+import Testing
+
+/// A projection file taken away from under its running projector. SQLite writes on into the
+/// file it opened, which no reader can reach once its name is gone: the projector went on
+/// applying events to nothing while `strata status` said "no file yet" and `strata query` asked
+/// whether the projector was running.
+@Suite(.serialized) struct ProjectionFileTests {
+    /// Removed with everything beside it (`rm readmodels.db*`), as an operator clears a file to
+    /// have it rebuilt: the projector makes it again from position 0, through history, and
+    /// runs on live.
+    @Test(arguments: ["readmodels", "audit"])
+    func aFileRemovedUnderItsProjectorIsMadeAgain(name: String) throws {
+        let system = try System("removed-\(name)")
+        try system.send(system.workload.setup())
+        let projector = try system.projector(name)
+        try system.waitForCheckpoint(name, try system.service.store().head())
+
+        let path = system.data.appendingPathComponent("\(name).db").path
+        for suffix in ["", "-wal", "-shm", "-lock"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        try projector.waitForLine(containing: "\(path) was removed while the projector ran", timeout: 30)
+        try system.send((0..<2).flatMap { system.workload.loan($0) })
+        try system.expectConverged(name)
+        #expect(projector.isRunning, "\(projector.log)")
+        #expect(projector.stop() == 0, "\(projector.log)")
+    }
+
+    /// Another file moved into its place (a copy put back with `mv`): the projector takes that
+    /// one up, and judges it as it judges any file it starts with; this one is from another store.
+    @Test func aFileReplacedUnderItsProjectorIsJudgedAsAtAStart() throws {
+        let other = try System("replacing")
+        try other.send(other.workload.setup())
+        let theirs = try other.projector("readmodels")
+        let theirHead = try other.service.store().head()
+        try other.waitForCheckpoint("readmodels", theirHead)
+        #expect(theirs.stop() == 0, "\(theirs.log)")
+
+        let system = try System("replaced")
+        try system.send(system.workload.setup())
+        try system.send((0..<2).flatMap { system.workload.loan($0) })
+        let projector = try system.projector("readmodels")
+        try system.waitForCheckpoint("readmodels", try system.service.store().head())
+        let path = system.data.appendingPathComponent("readmodels.db").path
+        let copy = path + ".copy"
+        try FileManager.default.copyItem(atPath: other.data.appendingPathComponent("readmodels.db").path, toPath: copy)
+        #expect(rename(copy, path) == 0)
+        #expect(projector.waitForExit(timeout: 30) == 1, "\(projector.log)")
+        #expect(
+            projector.log.contains("\(path) was replaced by another file while the projector ran"), "\(projector.log)")
+        #expect(projector.log.contains("readmodels is not from this store"), "\(projector.log)")
+        // Read as it was: not overlaid with the log of the file that went, which SQLite left beside it.
+        #expect(try ProjectionSnapshot(path: path)?.checkpoint == theirHead)
+    }
+}
