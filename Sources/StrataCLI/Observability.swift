@@ -80,6 +80,17 @@ struct Observability: Sendable {
         return MetricsRegistry(metrics)
     }
 
+    /// Refuses (exit 2) a metrics file that is one of the system's files by any name (`SystemFiles`):
+    /// each write renames the new text over it, so `--metrics-file DATA/events.db`, a slip for
+    /// `events.prom`, replaced the event store. Asked before the process opens anything.
+    func requireMetricsFileApart(
+        _ configuration: Configuration, _ arguments: ParsedArguments, _ environment: [String: String]
+    ) throws(CommandFailure) {
+        guard let metricsFile else { return }
+        try SystemFiles.requireApart(
+            metricsFile, writing: [metricsFile], by: "the metrics file", configuration, arguments, environment)
+    }
+
     /// Starts writing `registry` to the metrics file, if there is one.
     func startMetricsFile(
         _ registry: MetricsRegistry?, logger: Logger, beforeWrite: @escaping @Sendable () -> Void = {}

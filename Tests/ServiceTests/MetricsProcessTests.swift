@@ -422,6 +422,46 @@ import Workloads
         let service = try ServiceProcess(dataDirectory: data)
         #expect(service.stop() == 0)
     }
+
+    /// A metrics path that names one of the system's files (a slip of `events.db` for
+    /// `events.prom`, directly or through a link) is refused at start, and the file is left as it
+    /// was: the first write renamed the metrics over it, and the store, a projection or the key
+    /// file was gone.
+    @Test func aMetricsFileIsNeverWrittenOverOneOfTheSystemsFiles() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-metrics-over")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let service = try ServiceProcess(dataDirectory: data)
+        let projector = try StrataProcess(
+            ["project", "audit", "--data", data.path, "--events", service.events, "--history", service.history])
+        try projector.waitForLine(containing: "caught up through history on start")
+        #expect(projector.stop() == 0, "\(projector.log)")
+        #expect(service.stop() == 0)
+        let link = data.appendingPathComponent("store.prom").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "events.db")
+
+        let any = "tcp://127.0.0.1:*"
+        let endpoints = ["--commands", any, "--events", any, "--history", any]
+        for (command, path) in [
+            (["serve"], data.appendingPathComponent("events.db").path), (["serve"], link),
+            (["project", "audit"], data.appendingPathComponent("audit.db").path),
+            (["project", "audit"], data.appendingPathComponent("keys.json").path),
+        ] {
+            let arguments = command + ["--data", data.path, "--metrics-file", path]
+                + (command == ["serve"] ? endpoints : Array(endpoints.dropFirst(2)))
+            let process = try StrataProcess(arguments)
+            let exit = process.waitForExit(timeout: 20)
+            if exit == nil { process.stop() }
+            #expect(exit == 2, "\(arguments): \(process.log)")
+            #expect(
+                process.log.contains("which the metrics file must not replace"), "\(arguments): \(process.log)")
+        }
+        let verify = try ChildProcess.strata(["verify", "--data", data.path])
+        #expect(verify.exitCode == 0, "\(verify.stdout)\(verify.stderr)")
+        let status = try ChildProcess.strata(["status", "--data", data.path, "--only", "audit"])
+        #expect(status.exitCode == 0, "\(status.stdout)\(status.stderr)")
+        #expect(try ServiceProcess(dataDirectory: data).stop() == 0)
+    }
 }
 
 /// The file parsed strictly; a failure names the text.

@@ -69,7 +69,8 @@ enum ProjectCommand {
             projection cannot apply). Exit codes: 0 stopped; 1 stopped at an event, a refused --resume or
             --skip, a file ahead of or not from the store, a refusal from history; 2 usage or environment
             (no usable key, a malformed endpoint, a projection file that cannot be opened or written,
-            another projector on the file, no readable key store, a metrics file that cannot be written).
+            another projector on the file, no readable key store, a metrics file that cannot be written or
+            is one of the system's files).
             """)
 
     static let subcommand = Subcommand(spec: spec, stopsOnSignals: true) { arguments, environment in
@@ -79,6 +80,7 @@ enum ProjectCommand {
             throw UsageError("say which projector: readmodels or audit")
         }
         let observability = try Observability.resolve(arguments, environment: environment)
+        try observability.requireMetricsFileApart(configuration, arguments, environment)
         let signing = try configuration.signingKey(for: .history)
         let logger = observability.logger(label: "project-\(name)")
         let act = try operatorAct(arguments, target: target)

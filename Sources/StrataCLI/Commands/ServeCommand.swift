@@ -49,12 +49,14 @@ enum ServeCommand {
             match its last signed checkpoint, or the service failed, 2 usage or environment (no key
             file, one that is malformed, holds an unknown member or is readable by others, a
             checkpoint key that is malformed or readable by others, an endpoint that cannot be bound, a key file with the CURVE
-            server's public key but not its secret, a metrics file that cannot be written).
+            server's public key but not its secret, a metrics file that cannot be written or is one of
+            the system's files).
             """)
 
     static let subcommand = Subcommand(spec: spec, stopsOnSignals: true) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
         let observability = try Observability.resolve(arguments, environment: environment)
+        try observability.requireMetricsFileApart(configuration, arguments, environment)
         let tuning = try Tuning.resolve(arguments)
         let keys = try readKeyFile(configuration.keysFile)
         try requireServiceCopy(keys, configuration.keysFile)
