@@ -306,6 +306,8 @@ private struct Follower {
                 } catch {
                     switch error {
                     case .unavailable(let why):
+                        // Given up for the stop (or failed as it came): nothing is asked again.
+                        if isStopping() { continue }
                         if unavailableSince == nil {
                             logger.warning("\(why); asking again a second after each try")
                             unavailableSince = .now

@@ -266,3 +266,25 @@ private struct Users: Projection {
         #expect(snapshot?.stop == nil)
     }
 }
+
+@Suite struct ProjectorStopTests {
+    /// A stop that comes while the projector waits for history's answer (no service yet) ends it
+    /// at once, and its log says it stopped: it said it would ask history again a second after
+    /// each try, as if the service were the trouble, on its way out.
+    @Test func aStopWhileHistoryIsAwaitedSaysItStopped() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-stop-awaiting")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let ports = try ServiceProcess.Ports.free()
+        let projector = try StrataProcess(
+            ["project", "audit", "--data", data.path, "--events", "tcp://127.0.0.1:\(ports.events)"]
+                + ["--history", "tcp://127.0.0.1:\(ports.history)"])
+        try projector.waitForLine(containing: "ready name=audit")
+        // Within history's first 5 s wait for an answer that no service sends.
+        usleep(1_000_000)
+        projector.send(signal: SIGTERM)
+        #expect(projector.waitForExit(timeout: 20) == 0, "\(projector.log)")
+        #expect(projector.log.contains("stopped position=0"), "\(projector.log)")
+        #expect(!projector.log.contains("asking again"), "\(projector.log)")
+    }
+}
