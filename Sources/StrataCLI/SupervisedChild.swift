@@ -15,8 +15,13 @@ enum SupervisedChild {
     /// With `variable` set: the kernel is to send a SIGTERM when the parent ends, which reaches
     /// `ShutdownSignals` like any other (a graceful stop). A parent that ended before the request
     /// was made sends nothing: then the process was adopted, and it sends itself the SIGTERM.
+    ///
+    /// SIGTTOU is ignored too. In a process group of its own, the process is in the background as
+    /// `up`'s terminal sees it, and a terminal set to stop background writers (`stty tostop`)
+    /// stopped it at its first log line: serve never said it was ready, and nothing said why.
     static func followParent(_ environment: [String: String]) {
         guard let value = environment[variable], let parent = pid_t(value) else { return }
+        signal(SIGTTOU, SIG_IGN)
         _ = strata_set_parent_death_signal(SIGTERM)
         if getppid() != parent { kill(getpid(), SIGTERM) }
     }

@@ -264,6 +264,59 @@ import Workloads
         }
     }
 
+    /// On a terminal set to stop background processes that write to it (`stty tostop`), every
+    /// child runs and logs: each is in a process group of its own, in the background as the
+    /// terminal sees it, and the kernel stopped serve (SIGTTOU) at its first log line, so that
+    /// `up` waited for it with nothing said until it gave up after 120 s.
+    @Test func childrenRunOnATerminalThatStopsBackgroundWriters() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-up-tostop")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        var endpoints: [String] = []
+        for name in ["commands", "events", "history"] {
+            endpoints += ["--\(name)", "tcp://127.0.0.1:\(try freeLoopbackPort())"]
+        }
+        // `up` as the session leader of a pseudo-terminal with TOSTOP set; Ctrl-C once every child
+        // is ready (or after 30 s), then all it wrote and its exit code.
+        let driver = #"""
+            import os, pty, select, sys, termios, time
+            pid, fd = pty.fork()
+            if pid == 0:
+                attributes = termios.tcgetattr(0)
+                attributes[3] |= termios.TOSTOP
+                termios.tcsetattr(0, termios.TCSANOW, attributes)
+                os.execv(sys.argv[1], sys.argv[1:])
+            output = b""
+            def read(seconds, done):
+                global output
+                deadline = time.time() + seconds
+                while time.time() < deadline and not done():
+                    if select.select([fd], [], [], 0.1)[0]:
+                        try:
+                            chunk = os.read(fd, 65536)
+                        except OSError:
+                            return
+                        if not chunk:
+                            return
+                        output += chunk
+            names = [b"serve: ready", b"readmodels: ready", b"audit: ready"]
+            read(30, lambda: all(name in output for name in names))
+            os.write(fd, b"\x03")
+            read(60, lambda: False)
+            status = os.waitpid(pid, 0)[1]
+            sys.stdout.write(output.decode("utf-8", "replace") + "exit=%d\n" % os.waitstatus_to_exitcode(status))
+            """#
+        let result = try ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["python3", "-c", driver, ChildProcess.product("strata").path, "up", "--data", data.path, "--key",
+             ServiceProcess.Keys.service] + endpoints)
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        for name in ["serve", "project-readmodels", "project-audit"] {
+            #expect(result.stdout.contains("\(name): ready "), "\(result.stdout)")
+        }
+        #expect(result.stdout.hasSuffix("exit=0\n"), "\(result.stdout)")
+    }
+
     /// SIGTERM at every moment of a start: the process always ends, never runs on as if it
     /// had not been asked (a signal ignored until the listener was in place was lost).
     @Test func aSignalDuringStartIsNeverLost() throws {
