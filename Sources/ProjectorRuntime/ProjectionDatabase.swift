@@ -232,6 +232,8 @@ public final class ProjectionDatabase {
             truncateAfterErasure(good.erased)
         } catch let error as ProjectorError {
             throw error
+        } catch let error as SQLiteError where error.isFull {
+            throw ProjectorError(.full, "\(name): applying events after position \(checkpoint) failed: \(error)")
         } catch {
             throw ProjectorError(.io, "\(name): applying events after position \(checkpoint) failed: \(error)")
         }

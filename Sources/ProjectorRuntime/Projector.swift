@@ -259,6 +259,8 @@ private struct Follower {
     private var storeConfirmed = false
     /// When to look next whether the path still names the open file.
     private var nextFileCheck = ContinuousClock.now + .seconds(1)
+    /// The file's disk was full at the last commit: said once, and once more when writing works again.
+    private var diskFull = false
 
     init(
         database: ProjectionDatabase, projections: [any Projection], history: any HistorySource,
@@ -280,6 +282,8 @@ private struct Follower {
         case unavailable(String)
         /// Going on would not help; the projector ends.
         case failed(ProjectorError)
+        /// The file's disk is full: the page is tried again once there may be room.
+        case full(ProjectorError)
     }
 
     mutating func run(subscriber: ZMQSocket, isStopping: () -> Bool) -> Projector.Exit {
@@ -305,6 +309,14 @@ private struct Follower {
                     unavailableSince = nil
                 } catch {
                     switch error {
+                    case .full(let error):
+                        noteFull(error)
+                        do {
+                            try pauseReadingHeartbeats(subscriber, isStopping: isStopping)
+                        } catch {
+                            return .failed(error)
+                        }
+                        continue
                     case .unavailable(let why):
                         // Given up for the stop (or failed as it came): nothing is asked again.
                         if isStopping() { continue }
@@ -388,6 +400,10 @@ private struct Follower {
             }
             do {
                 try commit(batch)
+            } catch where error.kind == .full {
+                // Nothing of the batch was written: history has it, once there is room.
+                noteFull(error)
+                needsHistory = "after the disk was full"
             } catch {
                 return .failed(error)
             }
@@ -468,7 +484,7 @@ private struct Follower {
             do {
                 try commit(page.events)
             } catch {
-                throw .failed(error)
+                throw error.kind == .full ? .full(error) : .failed(error)
             }
             if database.stop != nil { return }  // the caller ends with the stop, which is logged
             if page.events.isEmpty || database.checkpoint >= page.head {
@@ -550,11 +566,27 @@ private struct Follower {
         if let head { learnt(heartbeat: head) }
     }
 
-    /// Applies a batch in one transaction; a failure of the file ends the projector.
-    private func commit(_ events: [RecordedEvent]) throws(ProjectorError) {
+    /// A full disk, said once while it lasts: like the service, the projector waits for room
+    /// rather than end (under `strata up` it stayed down for the rest of the run, the read models
+    /// ever further behind once there was room again).
+    private mutating func noteFull(_ error: ProjectorError) {
+        guard !diskFull else { return }
+        diskFull = true
+        logger.error(
+            "cannot write \(settings.databasePath): the disk is full, and nothing of the batch is recorded "
+                + "(\(error.message)); trying again a second after each try")
+    }
+
+    /// Applies a batch in one transaction; a failure of the file ends the projector, but for a full
+    /// disk (`ProjectorError.Kind.full`), which the caller waits out.
+    private mutating func commit(_ events: [RecordedEvent]) throws(ProjectorError) {
         guard !events.isEmpty else { return }
         let before = database.checkpoint
         try database.apply(events)
+        if diskFull {
+            diskFull = false
+            logger.info("\(settings.databasePath) can be written again")
+        }
         if let metrics = settings.metrics, database.checkpoint > before {
             // A stop part-way applies only the events before it; the checkpoint says how many.
             let last = events.last { $0.position == database.checkpoint }

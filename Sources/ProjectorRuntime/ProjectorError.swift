@@ -11,6 +11,9 @@ public struct ProjectorError: Error, Sendable, Equatable, CustomStringConvertibl
         case outOfOrder = "OUT_OF_ORDER"
         /// An SQLite or file-system failure.
         case io = "IO"
+        /// The projection file's disk is full: nothing of the batch was written, and the same batch
+        /// goes through once there is room.
+        case full = "FULL"
         /// Resume or skip was asked for where it does not apply.
         case invalidRequest = "INVALID_REQUEST"
         /// The file's checkpoint is beyond the store's head: the file holds events the store no

@@ -54,4 +54,39 @@ import Testing
         // Read as it was: not overlaid with the log of the file that went, which SQLite left beside it.
         #expect(try ProjectionSnapshot(path: path)?.checkpoint == theirHead)
     }
+
+    /// The projection file's disk fills up: the projector records nothing of the batch it cannot
+    /// write, says so once, and goes on once there is room, as the service does. It ended with
+    /// exit 2, and under `strata up` stayed down for the rest of the run, with the read models
+    /// behind and `strata status` saying nothing was wrong.
+    @Test func aProjectorRidesOutAFullDisk() throws {
+        let system = try System("full-disk")
+        let directory = try ChildProcess.temporaryDirectory("strata-projection-full")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        guard let tmpfs = Tmpfs(mountingAt: directory, size: "256k") else {
+            print("full disk: cannot mount a tmpfs here (not root?); nothing to test")
+            return
+        }
+        defer { tmpfs.unmount() }
+        let projector = try StrataProcess(
+            ["project", "audit", "--data", directory.path, "--events", system.service.events, "--history"]
+                + [system.service.history, "--keys", system.data.appendingPathComponent("keys.json").path])
+        try projector.waitForLine(containing: "ready name=audit")
+        try system.send(system.workload.setup())
+        var loans = 0
+        while !projector.log.contains("database or disk is full"), projector.isRunning, loans < 400 {
+            try system.send(system.workload.loan(loans))
+            loans += 1
+        }
+        try projector.waitForLine(containing: "the disk is full", timeout: 10)
+        #expect(tmpfs.remount(size: "64m"))
+        try system.send(system.workload.loan(loans))
+        let head = try system.service.store().head()
+        let path = directory.appendingPathComponent("audit.db").path
+        let deadline = Date().addingTimeInterval(60)
+        while try ProjectionSnapshot(path: path)?.checkpoint ?? 0 < head, Date() < deadline { usleep(100_000) }
+        #expect(try ProjectionSnapshot(path: path)?.checkpoint == head, "\(projector.log)")
+        try projector.waitForLine(containing: "can be written again")
+        #expect(projector.stop() == 0, "\(projector.log)")
+    }
 }

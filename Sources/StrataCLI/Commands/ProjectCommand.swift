@@ -61,6 +61,9 @@ enum ProjectCommand {
             reading the bus's heartbeats meanwhile; any other refusal would come again (a key without the
             scope, personal data history cannot open), so it exits 1 naming it.
 
+            A full disk does not end it: a batch it cannot write leaves nothing in the file, is said once,
+            and is read again from history a second later, until there is room.
+
             --metrics-file PATH writes its position, the head it knows, the lag in events and seconds, in
             the Prometheus text exposition format, replacing the file whole every --metrics-interval
             seconds and once more when it stops.
@@ -153,7 +156,7 @@ enum ProjectCommand {
     /// it reads or was asked to do (a stop, a store that is not the file's, history's refusal).
     static func failure(_ error: ProjectorError) -> CommandFailure {
         switch error.kind {
-        case .locked, .foreign, .io, .endpoint:
+        case .locked, .foreign, .io, .full, .endpoint:
             return .environment(error.message)
         case .keyStore:
             return .environment(error.message + "; nothing is recorded in the file. " + keyStoreHint)

@@ -158,7 +158,8 @@ enum RebuildCommand {
         // projector's alone; they are placed as the projector places them.
         case .stopped, .outOfOrder, .ahead, .otherStore, .history, .bus: CommandFailure.problem(error.message)
         // A key store that cannot be read is the machine's setup, not a problem in the events.
-        case .locked, .foreign, .io, .invalidRequest, .keyStore, .endpoint: CommandFailure.environment(error.message)
+        case .locked, .foreign, .io, .full, .invalidRequest, .keyStore, .endpoint:
+            CommandFailure.environment(error.message)
         }
     }
 }
