@@ -203,6 +203,7 @@ public final class ProjectionDatabase {
         var cursor = Cursor(position: checkpoint, hash: chainHash)
         do {
             try connection.transaction {
+                try requireCheckpointUnmoved()
                 // By index: `for event in first` would copy each prepared event (a retain
                 // of every string it holds) only to read it.
                 for index in first.indices { try applyOne(first[index], cursor: &cursor) }
@@ -220,11 +221,14 @@ public final class ProjectionDatabase {
             var good = Cursor(position: checkpoint, hash: chainHash)
             do {
                 try connection.transaction {
+                    try requireCheckpointUnmoved()
                     for event in events.prefix(while: { $0.event.position < poison.stop.position }) {
                         try applyOne(event, cursor: &good)
                     }
                     try writeCheckpoint(good, stop: poison.stop)
                 }
+            } catch let error as ProjectorError {
+                throw error
             } catch {
                 throw ProjectorError(.io, "\(name): recording the stop at position \(poison.stop.position) failed: \(error)")
             }
@@ -256,6 +260,25 @@ public final class ProjectionDatabase {
             return try s.step() && s.int64(0) == 0
         }
         if truncated == true { truncationDue = false }
+    }
+
+    /// Inside a write transaction: the checkpoint in the file is still the one this connection
+    /// last wrote. Another writer moved it (a second projector, started once this one's lock file
+    /// was removed): the events it applied are in the file already, and applying them again
+    /// failed as a "poison" event (`UNIQUE constraint failed`), a stop recorded for nothing.
+    private func requireCheckpointUnmoved() throws(ProjectorError) {
+        let recorded: Int64?
+        do {
+            recorded = try connection.scalarInteger("SELECT position FROM strata_checkpoint")
+        } catch {
+            throw ProjectorError(.io, "cannot read the checkpoint in \(path): \(error)")
+        }
+        guard let recorded, recorded != checkpoint else { return }
+        throw ProjectorError(
+            .locked,
+            "another process wrote to \(path) (its checkpoint is now \(recorded), where this projector left "
+                + "\(checkpoint)): a second projector, started once \(lock.path) was removed? This one ends; "
+                + "nothing of its batch is recorded")
     }
 
     private struct Cursor {

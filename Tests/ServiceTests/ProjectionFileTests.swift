@@ -89,4 +89,31 @@ import Testing
         try projector.waitForLine(containing: "can be written again")
         #expect(projector.stop() == 0, "\(projector.log)")
     }
+
+    /// The file's lock removed under its projector (`rm DATA/*-lock`, taken for a stale lock) lets
+    /// a second projector start on the file. The two applied the same events, and the later one
+    /// found the rows there already: it recorded a stop at a "poison" event (`UNIQUE constraint
+    /// failed`) and told the operator to fix the projection or skip the event. Now whichever finds
+    /// the file's checkpoint moved under it ends (exit 2) with nothing recorded, and the other runs on.
+    @Test func aSecondProjectorOnTheFileIsNeverTakenForAPoisonEvent() throws {
+        let system = try System("two-writers")
+        try system.send(system.workload.setup())
+        let first = try system.projector("audit")
+        try system.waitForCheckpoint("audit", try system.service.store().head())
+        try FileManager.default.removeItem(at: system.data.appendingPathComponent("audit.db-lock"))
+        let second = try system.projector("audit")
+        try second.waitForLine(containing: "ready name=audit")
+        var loans = 0
+        while first.isRunning && second.isRunning && loans < 100 {
+            try system.send(system.workload.loan(loans))
+            loans += 1
+        }
+        let ended = first.isRunning ? second : first
+        let survivor = first.isRunning ? first : second
+        #expect(ended.waitForExit(timeout: 10) == 2, "\(ended.log)")
+        #expect(ended.log.contains("another process wrote to"), "\(ended.log)")
+        for projector in [first, second] { #expect(!projector.log.contains("stopped at position"), "\(projector.log)") }
+        try system.expectConverged("audit")
+        #expect(survivor.stop() == 0, "\(survivor.log)")
+    }
 }
