@@ -318,7 +318,7 @@ private struct Follower {
                         }
                         continue
                     case .unavailable(let why):
-                        // Given up for the stop (or failed as it came): nothing is asked again.
+                        // Given up for a stop: nothing is asked again, and the loop ends.
                         if isStopping() { continue }
                         if unavailableSince == nil {
                             logger.warning("\(why); asking again a second after each try")
