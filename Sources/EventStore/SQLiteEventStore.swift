@@ -2,6 +2,10 @@ import StrataCore
 import StrataSQLite
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The event store in one SQLite file (WAL, `synchronous=FULL`).
 ///
 /// A writer holds `<file>-lock` for as long as it is open, so a second writer in
@@ -18,6 +22,9 @@ public final class SQLiteEventStore: EventStore {
     public let isReadOnly: Bool
     private let clock: any WallClock
     private let lock: WriterLock?
+    /// The file's device and inode when the writer opened it: `displacement()` compares the path
+    /// with them.
+    private let opened: (device: UInt64, inode: UInt64)?
     /// What the writer's open found of the file's structure (nil for readers, which do not check).
     public let structureCheck: StructureCheck?
     /// Internal rather than private for the checkpoint half of the store, in its own file.
@@ -60,6 +67,7 @@ public final class SQLiteEventStore: EventStore {
             self.clock = clock
             self.lock = lock
             self.structureCheck = check
+            self.opened = Self.identity(of: path)
             self.state = Mutex(State(connection: connection, tip: tip, lastRecordedAt: lastRecordedAt))
         } catch {
             lock.release()
@@ -76,6 +84,7 @@ public final class SQLiteEventStore: EventStore {
         self.clock = SystemClock()
         self.lock = nil
         self.structureCheck = nil
+        self.opened = nil
         self.state = Mutex(State(connection: connection, tip: .empty, lastRecordedAt: nil))
     }
 
@@ -218,11 +227,39 @@ public final class SQLiteEventStore: EventStore {
 
     // MARK: - Appending
 
+    /// Why nothing more may be appended when the path no longer names the file this writer
+    /// opened; nil while it does. SQLite writes on into the file it has open: removed, or moved
+    /// away and another put in its place (a backup restored by hand while the service ran), it
+    /// would take commands that no reader, and no later start, ever sees. Checked before each
+    /// append (one `stat`), so none is acknowledged once it happened.
+    func displacement() -> String? {
+        guard let opened else { return nil }
+        guard let now = Self.identity(of: path) else {
+            // Another failure (a directory made unreadable) says nothing of the file.
+            guard errno == ENOENT || errno == ENOTDIR else { return nil }
+            return "\(path) was removed or moved away while this process had it open: nothing more is recorded. "
+                + "The file stays readable through /proc/\(getpid())/fd until this process ends: copy it back, "
+                + "or stop the service and restore a backup (strata restore)"
+        }
+        guard now != opened else { return nil }
+        return "\(path) was replaced by another file while this process had it open: nothing more is recorded "
+            + "in the file it opened, which is no longer at that path. Stop the service, and start it on the file "
+            + "there now (strata restore puts a backup in place with every process stopped)"
+    }
+
+    /// The device and inode of the file at `path`; nil when there is none.
+    private static func identity(of path: String) -> (device: UInt64, inode: UInt64)? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return (UInt64(status.st_dev), UInt64(status.st_ino))
+    }
+
     public func appendReturningEvents(_ commands: [CommandWrite], at instant: Timestamp?) throws(StoreError)
         -> (results: [CommandResult], events: [RecordedEvent])
     {
         guard !isReadOnly else { throw StoreError(.readOnly, "\(path) was opened read-only") }
         guard !commands.isEmpty else { return ([], []) }
+        if let displaced = displacement() { throw StoreError(.io, displaced) }
         let wanted = instant ?? clock.now()
         return try state.withLock { (state) throws(StoreError) -> (results: [CommandResult], events: [RecordedEvent]) in
             let instant = max(wanted, state.lastRecordedAt ?? wanted)

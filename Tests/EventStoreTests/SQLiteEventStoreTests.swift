@@ -96,6 +96,31 @@ final class SQLiteEventStoreTests: Sendable {
         #expect(try store.verify().isIntact)
     }
 
+    /// A file moved away from under its writer, then another put at its path: each append is
+    /// refused, saying which, and neither file gains an event (SQLite would write on into the
+    /// file it has open, which no reader at the path sees).
+    @Test func aFileGoneFromItsPathIsAppendedToNoMore() throws {
+        let store = try SQLiteEventStore(path: path)
+        _ = try store.append(command("c1", [event("loan-L1")]))
+        let moved = path + ".moved"
+        #expect(rename(path, moved) == 0)
+        let removed = storeError { _ = try store.append(command("c2", [event("loan-L1")])) }
+        #expect(removed?.kind == .io)
+        #expect(removed?.message.contains("was removed or moved away while this process had it open") == true)
+        #expect(try store.journalEntry(commandId: "c2") == nil)
+
+        try FileManager.default.copyItem(atPath: moved, toPath: path)
+        let replaced = storeError { _ = try store.append(command("c3", [event("loan-L1")])) }
+        #expect(replaced?.message.contains("was replaced by another file") == true, "\(String(describing: replaced))")
+
+        // The file it opened back at its path: it appends again, after what it had.
+        try FileManager.default.removeItem(atPath: path)
+        #expect(rename(moved, path) == 0)
+        #expect(acceptedPositions(try store.append(command("c4", [event("loan-L1")]))) == [2])
+        #expect(try store.journalEntry(commandId: "c2") == nil && store.journalEntry(commandId: "c3") == nil)
+        #expect(try store.verify().isIntact)
+    }
+
     /// A store reopened under a clock behind its last event records at that event's instant.
     @Test func aReopenedStoreRecordsNoEarlierThanItsLastEvent() throws {
         do {
