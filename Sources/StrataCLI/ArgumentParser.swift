@@ -72,6 +72,13 @@ public struct ParsedArguments: Sendable, Equatable {
     public func value(_ name: String) -> String? { values[name] }
     public func flag(_ name: String) -> Bool { flags.contains(name) }
 
+    /// `--format text|json`: `"text"` when absent.
+    public func textOrJSON() throws(UsageError) -> String {
+        let format = values["format"] ?? "text"
+        guard format == "text" || format == "json" else { throw UsageError("--format must be text or json") }
+        return format
+    }
+
     /// An option's value as an integer within `range`, or nil when the option is absent.
     public func integer(_ name: String, in range: ClosedRange<Int64> = Int64.min...Int64.max) throws(UsageError) -> Int64? {
         guard let text = values[name] else { return nil }

@@ -20,4 +20,11 @@ public enum PathName {
         dropTrailingSlashes()
         return String(decoding: bytes, as: UTF8.self)
     }
+
+    /// `path` without the slashes it ends with (`"d/"` → `"d"`), but `"/"` stays `"/"`.
+    public static func withoutTrailingSlashes(_ path: String) -> String {
+        var path = path
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
 }

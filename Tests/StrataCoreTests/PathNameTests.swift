@@ -11,4 +11,9 @@ import Testing
     func theDirectoryOfAPath(_ path: String, _ directory: String) {
         #expect(PathName.directory(of: path) == directory)
     }
+
+    @Test(arguments: [("d/", "d"), ("d//", "d"), ("/", "/"), ("//", "/"), ("a/b", "a/b"), ("", ""), ("/a/", "/a")])
+    func aPathWithoutTheSlashesItEndsWith(_ path: String, _ trimmed: String) {
+        #expect(PathName.withoutTrailingSlashes(path) == trimmed)
+    }
 }

@@ -42,12 +42,11 @@ enum BackupCommand {
         // holds the keys): the signals are blocked now, before any thread exists.
         ShutdownSignals.blockAtStart()
         let configuration = try Configuration.resolve(arguments, environment: environment)
-        let format = arguments.value("format") ?? "text"
-        guard format == "text" || format == "json" else { throw UsageError("--format must be text or json") }
-        guard var output = arguments.value("output"), !output.isEmpty else {
+        let format = try arguments.textOrJSON()
+        guard let given = arguments.value("output"), !given.isEmpty else {
             throw UsageError("say where to write the backup: --output DIR (a directory that does not exist)")
         }
-        while output.count > 1, output.hasSuffix("/") { output.removeLast() }
+        let output = PathName.withoutTrailingSlashes(given)
         var status = stat()
         if lstat(output, &status) == 0 {
             throw CommandFailure.environment("\(output) exists; a backup goes into a new directory")

@@ -42,12 +42,11 @@ enum RestoreCommand {
         // holds the keys): the signals are blocked now, before any thread exists.
         ShutdownSignals.blockAtStart()
         let configuration = try Configuration.resolve(arguments, environment: environment)
-        let format = arguments.value("format") ?? "text"
-        guard format == "text" || format == "json" else { throw UsageError("--format must be text or json") }
-        guard var from = arguments.value("from"), !from.isEmpty else {
+        let format = try arguments.textOrJSON()
+        guard let given = arguments.value("from"), !given.isEmpty else {
             throw UsageError("say which backup to restore: --from DIR (a directory `strata backup` wrote)")
         }
-        while from.count > 1, from.hasSuffix("/") { from.removeLast() }
+        let from = PathName.withoutTrailingSlashes(given)
         let backupStore = from + "/events.db"
         guard FileManager.default.fileExists(atPath: backupStore) else {
             throw CommandFailure.environment("no backup at \(from): it holds no events.db")

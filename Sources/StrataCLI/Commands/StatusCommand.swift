@@ -35,8 +35,7 @@ enum StatusCommand {
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
-        let format = arguments.value("format") ?? "text"
-        guard format == "text" || format == "json" else { throw UsageError("--format must be text or json") }
+        let format = try arguments.textOrJSON()
         let only = arguments.value("only")
         if let only, only != "events", !ProjectionTarget.names.contains(only) {
             throw UsageError("--only must be events, readmodels or audit")

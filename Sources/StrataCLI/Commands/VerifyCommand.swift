@@ -39,8 +39,7 @@ enum VerifyCommand {
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
-        let format = arguments.value("format") ?? "text"
-        guard format == "text" || format == "json" else { throw UsageError("--format must be text or json") }
+        let format = try arguments.textOrJSON()
         let expected = try arguments.value("expect").map(parseExpectation)
         let (trustedKey, keySource) = try trustedKey(arguments.value("public-key"), configuration)
         let store = try openReadOnly(configuration.eventStorePath)
