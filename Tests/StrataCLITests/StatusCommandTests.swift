@@ -31,7 +31,8 @@ struct StatusCommandTests {
         #expect(
             text.split(separator: "\n").last.map(String.init)
                 == "audit       at \(history.head)          AHEAD: checkpoint \(history.head) is beyond the store's head, "
-                + "position 1: events.db is older than this file (restored from a backup?); rebuild it from the store")
+                + "position 1: events.db is older than this file (restored from a backup?); rebuild it from the store "
+                + "(no projector running here)")
         try strata(["status", "--only", "events", "--data", data], expecting: 0)
     }
 

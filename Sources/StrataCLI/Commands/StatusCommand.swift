@@ -92,16 +92,30 @@ enum StatusCommand {
             errors.removeAll { $0.0 == name }
             errors.append((name, mismatch.message))
         }
+        // Who holds the writer locks on this machine: a projector that stopped for good shows
+        // here, where its file alone would only fall behind.
+        var running: [(String, Int32?)] = [("serve", LockHolder.pid(ofLock: configuration.eventStorePath + "-lock"))]
+        for name in names {
+            guard let target = ProjectionTarget(name: name, configuration: configuration) else { continue }
+            running.append((name, LockHolder.pid(ofLock: target.path + "-lock")))
+        }
+        func process(_ name: String) -> String {
+            let pid = running.first { $0.0 == name }?.1
+            let program = name == "serve" ? "serve" : "projector"
+            return pid.map { "\(program) pid \($0)" } ?? "no \(program) running here"
+        }
         if format == "json" {
             let json: JSONValue = [
                 "head": .integer(head),
+                "running": .object(
+                    Dictionary(uniqueKeysWithValues: running.map { ($0.0, $0.1.map { .integer(Int64($0)) } ?? .null) })),
                 "projections": .object(
                     Dictionary(uniqueKeysWithValues: positions.map { ($0.name, .integer($0.checkpoint)) })),
                 "errors": .object(Dictionary(uniqueKeysWithValues: (errors + missing).map { ($0.0, .string($0.1)) })),
             ]
             printLine(CanonicalJSON.string(json))
         } else {
-            printLine("head \(head)  (\(configuration.eventStorePath))")
+            printLine("head \(head)  (\(configuration.eventStorePath); \(process("serve")))")
             for name in names {
                 let position = positions.first { $0.name == name }?.checkpoint
                 let error = errors.first { $0.0 == name }?.1
@@ -115,7 +129,9 @@ enum StatusCommand {
                     error.map { "\(label): \($0)" }
                     ?? position.map { $0 == head ? "up to date" : "\(head - $0) behind" } ?? "no file yet"
                 let at = position.map { "at \($0)" } ?? ""
-                printLine("\(name.padding(toLength: 11, withPad: " ", startingAt: 0)) \(at.padding(toLength: 14, withPad: " ", startingAt: 0)) \(state)")
+                printLine(
+                    "\(name.padding(toLength: 11, withPad: " ", startingAt: 0)) "
+                        + "\(at.padding(toLength: 14, withPad: " ", startingAt: 0)) \(state) (\(process(name)))")
             }
         }
         return errors.isEmpty && missing.isEmpty ? 0 : 1
