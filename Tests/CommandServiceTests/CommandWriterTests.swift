@@ -217,12 +217,15 @@ struct CommandWriterTests {
             writerClock.set(Timestamp("2026-11-20T09:00:00.000Z")!)  // stepped back an hour
             let register = pending(
                 "c8", actor: "agent-8",
-                .registerUser(RegisterUser(userId: "agent-8", username: "mala", email: "mala@example.com", role: .agent)))
+                .registerUser(
+                    RegisterUser(userId: "agent-8", username: "mala", email: "mala@example.com", role: .agent)))
             let later = writer.process([register])
             #expect(later.events.map(\.recordedAt) == ["2026-11-20T10:00:07.000Z"])
 
             let restarted = try CommandWriter(store: store, clock: writerClock)
-            let approval = restarted.process([pending("c9", actor: "admin-1", .approveAgent(ApproveAgent(agentId: "agent-8")))])
+            let approval = restarted.process([
+                pending("c9", actor: "admin-1", .approveAgent(ApproveAgent(agentId: "agent-8")))
+            ])
             #expect(approval.events.map(\.recordedAt) == ["2026-11-20T10:00:07.000Z"])
             #expect(try approvedAt(try #require(approval.events.first)) == Timestamp("2026-11-20T10:00:07.000Z")!)
             let times = try store.events(after: 0, limit: 100).map(\.recordedAt)

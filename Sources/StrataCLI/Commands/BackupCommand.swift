@@ -67,7 +67,9 @@ enum BackupCommand {
         let backup = try StoreCopy.make(
             store: configuration.eventStorePath, keys: configuration.subjectKeysPath, into: partial,
             trustedKey: trustedKey, progress: "backup", refusal: refusal)
-        guard backup.report.isIntact else { throw backup.brokenChain(of: configuration.eventStorePath, refusal: refusal) }
+        guard backup.report.isIntact else {
+            throw backup.brokenChain(of: configuration.eventStorePath, refusal: refusal)
+        }
         try backup.synchronize(in: partial, refusal: refusal)
         try scratch.keep(as: output)
         try AtomicFile.synchronize(directory: parentDirectory(of: output), holding: output)

@@ -108,7 +108,8 @@ enum StatusCommand {
             let json: JSONValue = [
                 "head": .integer(head),
                 "running": .object(
-                    Dictionary(uniqueKeysWithValues: running.map { ($0.0, $0.1.map { .integer(Int64($0)) } ?? .null) })),
+                    Dictionary(
+                        uniqueKeysWithValues: running.map { ($0.0, $0.1.map { .integer(Int64($0)) } ?? .null) })),
                 "projections": .object(
                     Dictionary(uniqueKeysWithValues: positions.map { ($0.name, .integer($0.checkpoint)) })),
                 "errors": .object(Dictionary(uniqueKeysWithValues: (errors + missing).map { ($0.0, .string($0.1)) })),
