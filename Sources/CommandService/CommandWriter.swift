@@ -86,7 +86,10 @@ public final class CommandWriter {
     /// batch is decided and recorded at the clock's time, or at this one when the clock is
     /// behind it, so times in the store never go back along its positions, and what a decision
     /// writes into its events (an approval's `approvedAt`) is never before what it follows.
-    private var lastInstant: Timestamp?
+    public private(set) var lastInstant: Timestamp?
+    /// How far the clock was behind `lastInstant` at the last batch, in milliseconds (0 when
+    /// not): while it is, every batch is recorded at that instant.
+    public private(set) var clockBehindMilliseconds: Int64 = 0
 
     /// - Parameter sealer: seals every personal field before it is stored (CONTRACT.md
     ///   "Personal data"); `strata serve` always has one. Without one (tests of the writer
@@ -126,6 +129,7 @@ public final class CommandWriter {
         let clockNow = clock.now()
         let now = max(clockNow, lastInstant ?? clockNow)
         lastInstant = now
+        clockBehindMilliseconds = now.millisecondsSinceEpoch - clockNow.millisecondsSinceEpoch
         var decided: [Decided] = []
         decided.reserveCapacity(batch.count)
         var seen: Set<String> = []

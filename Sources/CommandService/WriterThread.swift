@@ -22,6 +22,8 @@ final class WriterThread {
     private var head: Int64
     /// Batches the store refused in a row: the first is logged, and the recovery, not each one.
     private var failedBatches = 0
+    /// Whether the clock is behind the recorded instants, said when that starts and ends.
+    private var clockHold = ClockHold()
     /// When to try again to finish erasures whose key the key store kept: at most once a
     /// second, since each try may wait out the key store's busy timeout.
     private var nextErasureAttempt = ContinuousClock.now
@@ -70,6 +72,9 @@ final class WriterThread {
         let committed = writer.process(batch)
         let batchDuration = started.duration(to: .now)
         noteOutcome(committed.failure, commands: batch.count)
+        if let note = clockHold.note(behind: writer.clockBehindMilliseconds, instant: writer.lastInstant) {
+            if note.warning { logger.warning(note.line) } else { logger.info(note.line) }
+        }
         if let erasureFailure = committed.erasureFailure { logger.error(erasureFailure) }
         if let last = committed.events.last { head = last.position }
         publications.put(
