@@ -294,7 +294,7 @@ private func system(
             #expect(json["projections"] == ["readmodels": 1])
             #expect(json["errors"]?["readmodels"]?.stringValue?.contains("a test") == true, "\(only.stdout)")
             let store = try strata(["status", "--only", "events", "--format", "json", "--data", data], expecting: 0)
-            #expect(store.stdout == "{\"errors\":{},\"head\":1,\"projections\":{}}\n")
+            #expect(store.stdout == "{\"errors\":{},\"head\":1,\"projections\":{},\"running\":{\"serve\":null}}\n")
             try strata(["status", "--data", data], expecting: 1)
             let typo = try strata(["status", "--only", "readmodel", "--data", data], expecting: 2)
             #expect(typo.stderr.contains("--only must be events, readmodels or audit"), "\(typo.stderr)")
