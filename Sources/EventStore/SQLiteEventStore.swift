@@ -24,7 +24,7 @@ public final class SQLiteEventStore: EventStore {
     private let lock: WriterLock?
     /// The file's device and inode when the writer opened it: `displacement()` compares the path
     /// with them.
-    private let opened: (device: UInt64, inode: UInt64)?
+    private let opened: FileIdentity?
     /// What the writer's open found of the file's structure (nil for readers, which do not check).
     public let structureCheck: StructureCheck?
     /// Internal rather than private for the checkpoint half of the store, in its own file.
@@ -67,7 +67,7 @@ public final class SQLiteEventStore: EventStore {
             self.clock = clock
             self.lock = lock
             self.structureCheck = check
-            self.opened = Self.identity(of: path)
+            self.opened = FileIdentity(path: path)
             self.state = Mutex(State(connection: connection, tip: tip, lastRecordedAt: lastRecordedAt))
         } catch {
             lock.release()
@@ -233,25 +233,18 @@ public final class SQLiteEventStore: EventStore {
     /// would take commands that no reader, and no later start, ever sees. Checked before each
     /// append (one `stat`), so none is acknowledged once it happened.
     func displacement() -> String? {
-        guard let opened else { return nil }
-        guard let now = Self.identity(of: path) else {
-            // Another failure (a directory made unreadable) says nothing of the file.
-            guard errno == ENOENT || errno == ENOTDIR else { return nil }
+        switch opened?.change(at: path) {
+        case nil:
+            return nil
+        case .removed:
             return "\(path) was removed or moved away while this process had it open: nothing more is recorded. "
                 + "The file stays readable through /proc/\(getpid())/fd until this process ends: copy it back, "
                 + "or stop the service and restore a backup (strata restore)"
-        }
-        guard now != opened else { return nil }
-        return "\(path) was replaced by another file while this process had it open: nothing more is recorded "
+        case .replaced:
+            return "\(path) was replaced by another file while this process had it open: nothing more is recorded "
             + "in the file it opened, which is no longer at that path. Stop the service, and start it on the file "
             + "there now (strata restore puts a backup in place with every process stopped)"
-    }
-
-    /// The device and inode of the file at `path`; nil when there is none.
-    private static func identity(of path: String) -> (device: UInt64, inode: UInt64)? {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        return (UInt64(status.st_dev), UInt64(status.st_ino))
+        }
     }
 
     public func appendReturningEvents(_ commands: [CommandWrite], at instant: Timestamp?) throws(StoreError)

@@ -59,8 +59,8 @@ public final class ProjectionDatabase {
     private let lock: WriterLock
     /// The file's device and inode once open, and its lock file's: what `displacement()` and
     /// `closeDisplaced()` compare their paths with.
-    private var opened = stat()
-    private var lockOpened = stat()
+    private var opened: FileIdentity?
+    private var lockOpened: FileIdentity?
     private var isClosed = false
 
     /// The file's tables as its projections see them (for tests and query helpers).
@@ -127,8 +127,8 @@ public final class ProjectionDatabase {
         // applied it may have been killed before truncating, or stopped while a reader held the
         // truncation back (and the WAL open, so SQLite kept it).
         if Self.logHasFrames(path) { truncateAfterErasure(true) }
-        _ = stat(path, &opened)
-        _ = stat(lock.path, &lockOpened)
+        opened = FileIdentity(path: path)
+        lockOpened = FileIdentity(path: lock.path)
     }
 
     deinit {
@@ -139,9 +139,11 @@ public final class ProjectionDatabase {
     /// `"was removed"`, or `"was replaced by another file"`; nil while it does (or cannot be told).
     /// SQLite writes on into the file it opened, which no reader reaches once its name is gone.
     public func displacement() -> String? {
-        var now = stat()
-        guard stat(path, &now) == 0 else { return errno == ENOENT ? "was removed" : nil }
-        return Self.same(now, opened) ? nil : "was replaced by another file"
+        switch opened?.change(at: path) {
+        case nil: nil
+        case .removed: "was removed"
+        case .replaced: "was replaced by another file"
+        }
     }
 
     /// Closes a file `displacement()` found gone from its path, clearing the path for the file
@@ -153,15 +155,10 @@ public final class ProjectionDatabase {
         guard !isClosed else { return }
         isClosed = true
         connection.close()
-        var now = stat()
-        if stat(lock.path, &now) == 0, Self.same(now, lockOpened) {
+        if let lockOpened, FileIdentity(path: lock.path) == lockOpened {
             for suffix in ["-wal", "-shm"] { unlink(path + suffix) }
         }
         lock.release()
-    }
-
-    private static func same(_ one: stat, _ other: stat) -> Bool {
-        one.st_dev == other.st_dev && one.st_ino == other.st_ino
     }
 
     // MARK: - Applying
