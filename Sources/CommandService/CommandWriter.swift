@@ -317,6 +317,12 @@ public final class CommandWriter {
 
     /// Whether a committed erasure is not complete yet: its key not deleted, or the key
     /// store's WAL, which may still hold it, not truncated.
+    /// Takes the store's writer lock again if its file went while nothing was appended; what
+    /// happens is the store's to log, and an append meets the same refusal.
+    public func keepWriterLock() {
+        try? store.keepWriterLock()
+    }
+
     public var owesErasures: Bool { !keysToDestroy.isEmpty || sealer?.owesTruncation == true }
 
     /// Tries again to complete the erasures that the key store kept from completing when they

@@ -52,7 +52,7 @@ final class WriterThread {
                     logger.info("the key of \(subject) is destroyed now: its erasure is complete")
                 }
             }
-            if !arrivals.isEmpty { handle(arrivals) }
+            if arrivals.isEmpty { writer.keepWriterLock() } else { handle(arrivals) }
             signer?.tick(head: head)
             if finished { break }
         }

@@ -47,6 +47,11 @@ public protocol EventStore: Sendable {
     /// Runs `body`, whose reads of this store all see one snapshot. For the store's one
     /// user while it runs: `body` appends nothing.
     func readingTogether<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T
+
+    /// Makes sure this writer still holds the one-writer lock, taking it again when it can:
+    /// its user calls it now and then while it has nothing to append (appends check it too).
+    /// Throws `.locked` while another process holds it.
+    func keepWriterLock() throws(StoreError)
 }
 
 extension EventStore {
@@ -82,6 +87,9 @@ extension EventStore {
     public func verify() throws(StoreError) -> ChainReport {
         try verify(progress: nil)
     }
+
+    /// A store without a lock between processes has none to keep.
+    public func keepWriterLock() throws(StoreError) {}
 }
 
 /// Which events a position read returns.

@@ -15,6 +15,14 @@ public struct FileIdentity: Sendable, Equatable {
         inode = UInt64(status.st_ino)
     }
 
+    /// The file `descriptor` is open on; nil when it cannot be looked at.
+    public init?(descriptor: Int32) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+    }
+
     /// What became of this file at `path`.
     public enum Change: Sendable, Equatable {
         /// No file at the path (removed, or moved away).

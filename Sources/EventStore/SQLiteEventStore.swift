@@ -21,7 +21,8 @@ public final class SQLiteEventStore: EventStore {
     public let path: String
     public let isReadOnly: Bool
     private let clock: any WallClock
-    private let lock: WriterLock?
+    /// Hears of the writer lock taken again or lost (`keepWriterLock()`).
+    private let logger: Logger
     /// The file's device and inode when the writer opened it: `displacement()` compares the path
     /// with them.
     private let opened: FileIdentity?
@@ -38,6 +39,13 @@ public final class SQLiteEventStore: EventStore {
         var lastRecordedAt: Timestamp?
         /// Hashes the chain of large appends beside the writer; started by the first one.
         var chainThread: ChainHashingThread?
+        /// The writer lock (nil for readers); taken again when its file goes (`keepWriterLock()`).
+        var lock: WriterLock?
+        /// Whether another process holds the lock at the path, said once when it starts.
+        var lockHeldElsewhere = false
+        /// Why this store appends nothing more, for good: another process appended while the
+        /// lock file was missing.
+        var superseded: String?
     }
 
     /// Appends of at least this many events hash their chain on `chainThread`; smaller ones
@@ -65,10 +73,10 @@ public final class SQLiteEventStore: EventStore {
             self.path = path
             self.isReadOnly = false
             self.clock = clock
-            self.lock = lock
+            self.logger = logger
             self.structureCheck = check
             self.opened = FileIdentity(path: path)
-            self.state = Mutex(State(connection: connection, tip: tip, lastRecordedAt: lastRecordedAt))
+            self.state = Mutex(State(connection: connection, tip: tip, lastRecordedAt: lastRecordedAt, lock: lock))
         } catch {
             lock.release()
             throw error
@@ -82,15 +90,17 @@ public final class SQLiteEventStore: EventStore {
         self.path = path
         self.isReadOnly = true
         self.clock = SystemClock()
-        self.lock = nil
+        self.logger = Logger(label: "store")
         self.structureCheck = nil
         self.opened = nil
         self.state = Mutex(State(connection: connection, tip: .empty, lastRecordedAt: nil))
     }
 
     deinit {
-        state.withLock { $0.chainThread?.close() }
-        lock?.release()
+        state.withLock { state in
+            state.chainThread?.close()
+            state.lock?.release()
+        }
     }
 
     // MARK: - Opening
@@ -255,6 +265,7 @@ public final class SQLiteEventStore: EventStore {
         if let displaced = displacement() { throw StoreError(.io, displaced) }
         let wanted = instant ?? clock.now()
         return try state.withLock { (state) throws(StoreError) -> (results: [CommandResult], events: [RecordedEvent]) in
+            try keepWriterLock(&state)
             let instant = max(wanted, state.lastRecordedAt ?? wanted)
             let recordedAt = instant.description
             let c = state.connection
@@ -280,6 +291,47 @@ public final class SQLiteEventStore: EventStore {
                 throw error
             }
         }
+    }
+
+    /// Takes the writer lock again when its file was removed or replaced while this store was
+    /// open (taken for a stale lock file, say): a second writer (another `serve`, `admin
+    /// bootstrap`, `restore`) would otherwise create the file afresh, take its lock, and write
+    /// beside this one. Each append calls it first; a writer with nothing to append calls it now
+    /// and then, so that the lock is back within a moment even while nothing is appended.
+    ///
+    /// Throws `.locked` while another process holds the lock at the path, and for good once
+    /// another appended while it was free: this store's tip, and what its user decided from
+    /// what it read, belong to a history that has moved on without them.
+    public func keepWriterLock() throws(StoreError) {
+        try state.withLock { (state) throws(StoreError) in try keepWriterLock(&state) }
+    }
+
+    private func keepWriterLock(_ state: inout State) throws(StoreError) {
+        if let superseded = state.superseded { throw StoreError(.locked, superseded) }
+        guard let lock = state.lock, !lock.isInPlace else { return }
+        do {
+            state.lock = try lock.retaken()
+        } catch {
+            guard error.kind == .locked else { throw error }
+            let refusal = StoreError(.locked, "\(error.message): nothing more is recorded here until it lets go")
+            if !state.lockHeldElsewhere { logger.error("\(refusal.message)") }
+            state.lockHeldElsewhere = true
+            throw refusal
+        }
+        state.lockHeldElsewhere = false
+        let (tip, _) = try Self.loadTip(state.connection)
+        guard tip.position == state.tip.position, tip.hash == state.tip.hash else {
+            let superseded =
+                "another process appended to \(path) (its head is \(tip.position), this process's was "
+                + "\(state.tip.position)) while its writer lock file was missing: this process decided from a history "
+                + "that has moved on and records nothing more; restart it"
+            state.superseded = superseded
+            logger.error("\(superseded)")
+            throw StoreError(.locked, superseded)
+        }
+        logger.warning(
+            "\(lock.path) was removed or replaced while this process held it (taken for a stale lock file?): "
+                + "the lock is taken again, so that no second writer starts")
     }
 
     /// `AppendPlanner.append`, its chain hashed on the chain thread when the append is large.

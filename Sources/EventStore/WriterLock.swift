@@ -8,10 +8,25 @@ import Foundation
 public struct WriterLock: Sendable {
     public let path: String
     private let fd: Int32
+    /// The lock file this lock is held on, which `isInPlace` compares the path with.
+    private let identity: FileIdentity?
+    /// What `acquire` was given, for taking the lock again (`retaken()`).
+    private let storePath: String
+    private let hint: String
 
     /// Takes the lock of `storePath`, or refuses naming the process that holds it;
     /// `holder` says which program usually does.
     public static func acquire(for storePath: String, holder hint: String = "strata serve?") throws(StoreError) -> WriterLock {
+        try acquire(for: storePath, hint: hint) { holder in
+            "another process\(holder.map { " (pid \($0))" } ?? "") is writing to \(storePath); "
+                + "stop it (\(hint)) before writing"
+        }
+    }
+
+    /// Takes the lock, or refuses as `.locked` with what `refusal` says of the holder's pid.
+    private static func acquire(
+        for storePath: String, hint: String, whenHeld refusal: (Int32?) -> String
+    ) throws(StoreError) -> WriterLock {
         let path = storePath + "-lock"
         // Never through a symbolic link: the holder's pid is written over what the lock file
         // holds, so a link planted in a shared data directory would truncate its target.
@@ -23,19 +38,33 @@ public struct WriterLock: Sendable {
             let reason = errno
             let holder = readHolder(fd)
             close(fd)
-            if reason == EWOULDBLOCK {
-                throw StoreError(
-                    .locked,
-                    "another process\(holder.map { " (pid \($0))" } ?? "") is writing to \(storePath); "
-                        + "stop it (\(hint)) before writing")
-            }
+            if reason == EWOULDBLOCK { throw StoreError(.locked, refusal(holder)) }
             throw StoreError(.io, "cannot lock \(path): \(String(cString: strerror(reason)))")
         }
         // Record the holder for the next one's error message.
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(fd, 0)
         _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-        return WriterLock(path: path, fd: fd)
+        return WriterLock(path: path, fd: fd, identity: FileIdentity(descriptor: fd), storePath: storePath, hint: hint)
+    }
+
+    /// Whether `path` still names the file this lock is held on (true when that cannot be told).
+    /// A lock file removed while held (taken for a stale one, say) or replaced guards nothing:
+    /// the next writer creates the file afresh and takes its lock, beside this one.
+    public var isInPlace: Bool {
+        identity.map { $0.change(at: path) == nil } ?? true
+    }
+
+    /// The lock taken again, on whatever file is at `path` now (created if there is none),
+    /// this one let go; or, when another process holds that one, `.locked` naming it, with
+    /// this one kept.
+    public func retaken() throws(StoreError) -> WriterLock {
+        let fresh = try WriterLock.acquire(for: storePath, hint: hint) { holder in
+            "\(path) was removed or replaced while this process held it, and another process"
+                + "\(holder.map { " (pid \($0))" } ?? "") holds the lock there now"
+        }
+        release()
+        return fresh
     }
 
     public func release() {

@@ -121,6 +121,52 @@ final class SQLiteEventStoreTests: Sendable {
         #expect(try store.verify().isIntact)
     }
 
+    /// A writer lock file removed under its writer (taken for a stale one): the writer takes
+    /// the lock again, at its next append or when asked between appends, so a second writer
+    /// that comes later is refused as it is while the first lock stands.
+    @Test func aRemovedWriterLockFileIsTakenAgain() throws {
+        let store = try SQLiteEventStore(path: path)
+        _ = try store.append(command("c1", [event("loan-L1")]))
+        #expect(unlink(path + "-lock") == 0)
+        try store.keepWriterLock()
+        #expect(FileManager.default.fileExists(atPath: path + "-lock"))
+        #expect(storeError { _ = try SQLiteEventStore(path: path) }?.kind == .locked)
+
+        #expect(unlink(path + "-lock") == 0)
+        #expect(acceptedPositions(try store.append(command("c2", [event("loan-L1")]))) == [2])
+        #expect(storeError { _ = try SQLiteEventStore(path: path) }?.kind == .locked)
+    }
+
+    /// A second writer that took the lock while its file was missing: the first appends nothing
+    /// while the second holds it, goes on once it let go having appended nothing, and appends
+    /// nothing more, for good, once another process appended: it would decide from a history
+    /// that moved on without it. The history stays one chain.
+    @Test func aWriterAppendsNothingBesideOneThatTookItsRemovedLock() throws {
+        let first = try SQLiteEventStore(path: path)
+        _ = try first.append(command("c1", [event("loan-L1")]))
+        #expect(unlink(path + "-lock") == 0)
+        var second: SQLiteEventStore? = try SQLiteEventStore(path: path)
+        let held = storeError { _ = try first.append(command("c2", [event("loan-L1")])) }
+        #expect(held?.kind == .locked)
+        #expect(held?.message.contains("holds the lock there now") == true, "\(String(describing: held))")
+        second = nil
+        #expect(acceptedPositions(try first.append(command("c2", [event("loan-L1")]))) == [2])
+
+        #expect(unlink(path + "-lock") == 0)
+        second = try SQLiteEventStore(path: path)
+        #expect(acceptedPositions(try #require(second).append(command("c3", [event("loan-L2")]))) == [3])
+        second = nil
+        for id in ["c4", "c5"] {
+            let superseded = storeError { _ = try first.append(command(id, [event("loan-L1")])) }
+            #expect(superseded?.kind == .locked)
+            #expect(
+                superseded?.message.contains("another process appended") == true, "\(String(describing: superseded))")
+        }
+        let reader = try SQLiteEventStore(readingAt: path)
+        #expect(try reader.head() == 3)
+        #expect(try reader.verify().isIntact)
+    }
+
     /// A store reopened under a clock behind its last event records at that event's instant.
     @Test func aReopenedStoreRecordsNoEarlierThanItsLastEvent() throws {
         do {
