@@ -1,4 +1,6 @@
+import CommandService
 import EventStore
+import Events
 import Foundation
 import StrataCore
 import StrataSQLite
@@ -79,6 +81,78 @@ import Testing
             path: system.data.appendingPathComponent("readmodels.db").path, mode: .readOnly)
         #expect(try names.scalarInteger("SELECT count(*) FROM accounts WHERE name LIKE 'Borrower %'")
             == Int64(system.workload.accounts))
+    }
+
+    /// An erasure made after the backup was taken is not undone by restoring it: the restore
+    /// records it again (an operator act, correlated with the erasure it repeats) and destroys
+    /// the key the backup brought back, so that no file of the data directory holds the key, the
+    /// borrower's name reads `[erased]`, and the service knows the subject erased.
+    @Test func anErasureMadeAfterTheBackupIsRecordedAgainByTheRestore() throws {
+        let system = try System("restore-erased")
+        try system.send(system.workload.setup())
+        let backup = try system.backUpStore()
+        defer { try? FileManager.default.removeItem(at: backup) }
+        let backupHead = try SQLiteEventStore(readingAt: backup.appendingPathComponent("events.db").path).head()
+        let account = system.workload.accountId(3)
+        let key = try #require(
+            try SubjectKeyStore(readingAt: backup.appendingPathComponent(SubjectKeyStore.fileName).path)
+                .key(of: DataSubject(.account, account)))
+        try system.send([
+            CommandBody(
+                id: "erase-\(account)", type: "EraseSubject", actor: ServiceProcess.admin,
+                payload: ["subjectId": .string(account), "kind": "ACCOUNT", "reason": "asked to"])
+        ])
+        #expect(system.service.stop() == 0)
+
+        let result = try ChildProcess.strata(
+            ["restore", "--from", backup.path, "--data", system.data.path, "--format", "json"])
+        #expect(result.exitCode == 0, "\(result.stdout)\(result.stderr)")
+        let summary = try JSONParser.parse(result.stdout)
+        #expect(summary["head"]?.integerValue == backupHead)
+        #expect(summary["restoredHead"]?.integerValue == backupHead + 1)
+        #expect(
+            summary["erasuresRecordedAgain"]
+                == .array([["position": .integer(backupHead + 1), "subject": .string("account:\(account)")]]))
+        #expect(summary["erasuresUnread"] == .null)
+        let holding = try filesUnder(system.data).filter { $0.bytes.contains(key.secret) }
+        #expect(holding.isEmpty, "the erased subject's key is in \(holding.map(\.path))")
+
+        let restored = try SQLiteEventStore(readingAt: system.storePath)
+        let again = try #require(try restored.events(after: backupHead, limit: 10).first)
+        #expect(again.type == "PersonalDataErased" && again.stream == "account-\(account)")
+        let metadata = try again.decodedMetadata()
+        #expect(metadata.actor == "operator" && metadata.correlationId == "erase-\(account)", "\(metadata)")
+        #expect(try restored.verify().isIntact)
+
+        try system.restartService()
+        let secret = try system.service.secret(of: ServiceProcess.Keys.service)
+        let replies = try System.exchange(
+            [
+                CommandBody(
+                    id: "erase-again-\(account)", type: "EraseSubject", actor: ServiceProcess.admin,
+                    payload: ["subjectId": .string(account), "kind": "ACCOUNT", "reason": "asked again"])
+            ], endpoint: system.service.commands, secret: secret, context: system.context)
+        expectRefusal(replies[0], "REJECTED", "ALREADY_ERASED", id: "erase-again-\(account)")
+        let readModels = try system.projector("readmodels")
+        try system.waitForCheckpoint("readmodels", try system.service.store().head())
+        #expect(readModels.stop() == 0, "\(readModels.log)")
+        let names = try SQLiteConnection(
+            path: system.data.appendingPathComponent("readmodels.db").path, mode: .readOnly)
+        let name = try names.statement("SELECT name FROM accounts WHERE account_id = ?")
+        try name.bind(.text(account), at: 1)
+        #expect(try name.step() && name.text(0) == "[erased]")
+        name.reset()
+        names.close()
+
+        // Said in words too, by a restore of the same backup over the store it made.
+        #expect(system.service.stop() == 0)
+        let text = try ChildProcess.strata(["restore", "--from", backup.path, "--data", system.data.path])
+        #expect(text.exitCode == 0, "\(text.stdout)\(text.stderr)")
+        #expect(
+            text.stdout.contains(
+                "erasures made after the backup, recorded again at positions \(backupHead + 1)–\(backupHead + 1), "
+                    + "their keys destroyed: account:\(account)\n"), "\(text.stdout)")
+        #expect(text.stdout.contains("serve continues after position \(backupHead + 1)\n"), "\(text.stdout)")
     }
 
     /// A backup that is damaged or whose chain is broken, or none at all: refused, and the data

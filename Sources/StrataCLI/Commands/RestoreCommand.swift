@@ -24,6 +24,11 @@ enum RestoreCommand {
             `strata backup` checks them: the structure whole, the chain verified (with
             DATA/checkpoint.pub when present), no key of a subject the copied store has erased.
 
+            An erasure the replaced store holds, of a subject whose key the backup still has (made
+            after the backup was taken), is recorded again in the restored store, as an operator act,
+            and the key destroyed in the restored key store: a restore never brings an erased
+            subject's personal data back.
+
             Only then does it move aside what they replace, into DATA/replaced-TIME (mode 0700):
             events.db and subject-keys.db, each with its -wal and -shm. readmodels.db and audit.db
             stay where they are a view of the restored store (their checkpoint at or before its
@@ -64,6 +69,8 @@ enum RestoreCommand {
             store: backupStore, keys: from + "/" + SubjectKeyStore.fileName, into: scratch.path,
             trustedKey: trustedKey, progress: "restore", refusal: refusal)
         guard restored.report.isIntact else { throw restored.brokenChain(of: backupStore, refusal: refusal) }
+        let later = try reapplyLaterErasures(
+            replacing: configuration.eventStorePath, restored: restored, in: scratch.path, refusal: refusal)
         try restored.synchronize(in: scratch.path, refusal: refusal)
         let projections = try projections(configuration, against: scratch.path + "/events.db", refusal: refusal)
         let replaced = present(["events.db", SubjectKeyStore.fileName] + projections.misfits.map(\.file), in: data)
@@ -71,8 +78,33 @@ enum RestoreCommand {
             try putInPlace(restored.files, from: partial, into: data, replacing: replaced)
         }
         print(
-            restored, from: from, into: data, aside: (aside, replaced), projections: projections, format: format)
+            restored, from: from, into: data, aside: (aside, replaced), projections: projections, later: later,
+            format: format)
         return 0
+    }
+
+    /// The erasures made after the backup (`LaterErasures`), appended to the restored copy in
+    /// `scratch` with their keys destroyed there. Both files are closed, their logs checkpointed
+    /// into them, before they are synced and moved: only the files themselves are moved.
+    private static func reapplyLaterErasures(
+        replacing replacedPath: String, restored: StoreCopy, in scratch: String, refusal: String
+    ) throws(CommandFailure) -> (erasures: LaterErasures, positions: [Int64]) {
+        guard restored.keys != nil else { return (LaterErasures(), []) }
+        let result: (erasures: LaterErasures, positions: [Int64])
+        do {
+            let keys = try SubjectKeyStore(writingAt: scratch + "/" + SubjectKeyStore.fileName)
+            let later = LaterErasures.find(replacing: replacedPath, restoredKeys: keys)
+            result = (later, try later.reapply(to: scratch + "/events.db", keys: keys))
+        } catch {
+            throw CommandFailure.environment("\(refusal): recording again the erasures made after the backup: \(error)")
+        }
+        for log in ["events.db-wal", SubjectKeyStore.fileName + "-wal"] {
+            let size = (try? FileManager.default.attributesOfItem(atPath: scratch + "/" + log)[.size] as? Int) ?? 0
+            guard size == 0 else {
+                throw CommandFailure.environment("\(refusal): \(log) was left with \(size) bytes after closing")
+            }
+        }
+        return result
     }
 
     /// The writer locks of the store and both projection files: refused while a process holds
@@ -214,10 +246,17 @@ enum RestoreCommand {
 
     private static func print(
         _ restored: StoreCopy, from: String, into data: String, aside: (directory: String?, files: [String]),
-        projections: Projections, format: String
+        projections: Projections, later: (erasures: LaterErasures, positions: [Int64]), format: String
     ) {
+        let head = later.positions.last ?? restored.report.lastGoodPosition
         if format == "json" {
             var result = restored.summary
+            result["erasuresRecordedAgain"] = .array(
+                zip(later.erasures.erasures, later.positions).map { erasure, position in
+                    .object(["position": .integer(position), "subject": .string(erasure.subject.description)])
+                })
+            result["erasuresUnread"] = later.erasures.unread.map { .string($0) } ?? .null
+            result["restoredHead"] = .integer(head)
             result["from"] = .string(from)
             result["data"] = .string(data)
             result["movedAside"] = aside.directory.map { .string($0) } ?? .null
@@ -234,6 +273,15 @@ enum RestoreCommand {
             printLine("keys: the backup has no key store; none restored")
         }
         printLine("restored from \(from) into \(data): \(restored.files.joined(separator: ", "))")
+        if let first = later.positions.first, let last = later.positions.last {
+            let subjects = later.erasures.erasures.map(\.subject.description).joined(separator: ", ")
+            printLine(
+                "erasures made after the backup, recorded again at positions \(first)–\(last), "
+                    + "their keys destroyed: \(subjects)")
+        }
+        if let unread = later.erasures.unread {
+            printLine("warning: \(unread); erase again (strata forget) every subject erased after the backup")
+        }
         if let directory = aside.directory {
             printLine("moved aside to \(directory): \(aside.files.joined(separator: ", "))")
         }
@@ -243,6 +291,6 @@ enum RestoreCommand {
         for (file, reason) in projections.misfits {
             printLine("moved aside \(file), which its projector rebuilds: \(reason)")
         }
-        printLine("start the system: serve continues after position \(restored.report.lastGoodPosition)")
+        printLine("start the system: serve continues after position \(head)")
     }
 }

@@ -1,0 +1,94 @@
+import EventStore
+import Events
+import Foundation
+import StrataCore
+import SubjectKeys
+
+/// The erasures a restore must not undo: those the store being replaced holds of subjects whose
+/// key the backup still has, that is, erasures made after the backup was taken. Put in place as
+/// it is, the backup would bring each such key back, and with it the personal data the erasure
+/// destroyed, while the service, finding no `PersonalDataErased`, would take the subject's
+/// personal data again. `strata restore` appends each erasure to the restored store again, as an
+/// operator act, and destroys the key in the restored key store, before anything is moved into
+/// place.
+struct LaterErasures {
+    struct Erasure {
+        /// As the replaced store recorded it: its stream, and the command that decided it.
+        let recorded: RecordedEvent
+        let event: PersonalDataErased
+        var subject: DataSubject { DataSubject(event.kind, event.subjectId) }
+    }
+
+    /// In the order the replaced store recorded them.
+    var erasures: [Erasure] = []
+    /// Why the replaced store's erasures could not all be read, when they could not: a store
+    /// damaged enough to be restored may be. The operator is told to erase those subjects again.
+    var unread: String?
+
+    /// The erasures of the store at `replacedPath` (none when there is no such file) whose
+    /// subject has a key in `restoredKeys`, the restored key store (none when there is none).
+    static func find(replacing replacedPath: String, restoredKeys: SubjectKeyStore?) -> LaterErasures {
+        var result = LaterErasures()
+        guard let restoredKeys, FileManager.default.fileExists(atPath: replacedPath) else { return result }
+        do throws(StoreError) {
+            let replaced = try SQLiteEventStore(readingAt: replacedPath)
+            var after: Int64 = 0
+            while true {
+                let page = try replaced.events(
+                    after: after, limit: 10_000, filter: .types([PersonalDataErased.eventType]))
+                guard let last = page.last else { break }
+                for recorded in page {
+                    guard case .personalDataErased(let event)? = try? recorded.decoded() else {
+                        throw StoreError(.corrupt, "event \(recorded.position) (PersonalDataErased) cannot be read")
+                    }
+                    let erasure = Erasure(recorded: recorded, event: event)
+                    guard (try? restoredKeys.key(of: erasure.subject)) != nil else { continue }
+                    result.erasures.append(erasure)
+                }
+                after = last.position
+            }
+        } catch {
+            result.unread = "the erasures of the store it replaces could not all be read (\(error.message))"
+        }
+        return result
+    }
+
+    /// Appends every erasure to the store at `storePath` in one transaction, each an operator
+    /// act (command `operator-restore-erasure-KIND-ID`, actor `operator`, with the correlation id
+    /// of the erasure it repeats, else that erasure's command id), then destroys each subject's key in `keys`: in the order
+    /// the service keeps, so that a key is never gone while its erasure is not recorded.
+    /// Returns the positions appended.
+    func reapply(to storePath: String, keys: SubjectKeyStore) throws -> [Int64] {
+        guard !erasures.isEmpty else { return [] }
+        let store = try SQLiteEventStore(path: storePath)
+        var writes: [CommandWrite] = []
+        for erasure in erasures {
+            guard let stream = StreamName(erasure.recorded.stream) else {
+                throw StoreError(.corrupt, "event \(erasure.recorded.position) has no valid stream name")
+            }
+            // A restore of a restore carries the first erasure's correlation on.
+            let metadata = try erasure.recorded.decodedMetadata()
+            let original = metadata.correlationId ?? metadata.commandId
+            let body = CanonicalJSON.bytes([
+                "kind": .string(erasure.event.kind.rawValue), "reapplies": .string(original),
+                "subjectId": .string(erasure.event.subjectId),
+            ])
+            writes.append(
+                try CommandWrite(
+                    commandId: "operator-restore-erasure-\(erasure.event.kind.rawValue.lowercased())-"
+                        + erasure.event.subjectId,
+                    bodyDigest: HashChain.sha256(body), actor: "operator", commandType: "ReapplyErasure",
+                    correlationId: original,
+                    decision: .append([try NewEvent(stream: stream, event: erasure.event)], expectations: [:])))
+        }
+        var positions: [Int64] = []
+        for (write, result) in zip(writes, try store.append(writes)) {
+            guard case .accepted(let events) = result.outcome else {
+                throw StoreError(.invalidArgument, "\(write.commandId) was not appended: \(result.outcome)")
+            }
+            positions += events.map(\.position)
+        }
+        for erasure in erasures { _ = try keys.destroyKey(of: erasure.subject) }
+        return positions
+    }
+}
