@@ -34,12 +34,21 @@ public struct Configuration: Sendable, Equatable {
     public var personalDataOpener: PersonalDataOpener { PersonalDataOpener(keyStorePath: subjectKeysPath) }
     /// The files the system keeps, each written by its own program only: the databases with the
     /// `-wal`, `-shm` and `-lock` beside them, the key file and the config file. A file a command
-    /// makes on its own account (a rebuild) must be none of them.
+    /// makes on its own account (a rebuild) must be none of them. `DATA/strata.json` is one even
+    /// while it does not exist: every command reads it once it does, so a report or a rebuild
+    /// written there would stop every later command, `serve` included, at a config file that is
+    /// not JSON.
     public var systemFiles: [String] {
-        [eventStorePath, readModelsPath, auditPath, subjectKeysPath].flatMap { database in
+        let configFiles = [implicitConfigFile] + (configFile.map { [$0] } ?? [])
+        return [eventStorePath, readModelsPath, auditPath, subjectKeysPath].flatMap { database in
             ["", "-wal", "-shm", "-lock"].map { database + $0 }
-        } + [keysFile, keysFile + ".lock"] + (configFile.map { [$0] } ?? [])
+        } + [keysFile, keysFile + ".lock"] + configFiles
     }
+
+    /// The config file read when none is named, if it is there: `DATA/strata.json`.
+    public var implicitConfigFile: String { Self.implicitConfigFile(in: dataDirectory) }
+
+    static func implicitConfigFile(in dataDirectory: String) -> String { dataDirectory + "/strata.json" }
 
     /// The options every command that touches a data directory accepts.
     public static let options: [OptionSpec] = [
@@ -83,7 +92,7 @@ public struct Configuration: Sendable, Equatable {
         let dataDirectory = setting("data", "STRATA_DATA") ?? file["data"] ?? defaultDataDirectory
         var configFile = explicitConfig
         if explicitConfig == nil {
-            let implicit = dataDirectory + "/strata.json"
+            let implicit = implicitConfigFile(in: dataDirectory)
             if FileManager.default.fileExists(atPath: implicit) {
                 file = try readConfigFile(implicit)
                 if let moved = file["data"], standardized(moved) != standardized(dataDirectory) {

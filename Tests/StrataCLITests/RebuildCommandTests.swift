@@ -63,7 +63,7 @@ import Testing
     /// whichever name or link, is refused before anything is removed or locked.
     @Test(arguments: [
         "events.db", "audit.db", "./readmodels.db", "keys.json", "subject-keys.db", "events-link.db",
-        "audit-hard-link.db", ".",
+        "audit-hard-link.db", ".", "strata.json",
     ])
     func anOutputThatIsAFileOfTheDataDirectoryIsRefused(_ output: String) throws {
         let history = try KnownHistory.make()
@@ -81,6 +81,7 @@ import Testing
         let after = try files(in: data)
         for (name, bytes) in before { #expect(after[name] == bytes, "\(name) changed") }
         #expect(!FileManager.default.fileExists(atPath: data + "/subject-keys.db"))
+        #expect(!FileManager.default.fileExists(atPath: data + "/strata.json"))
     }
 
     /// The live file while its projector writes, named another way: refused, and the file, its

@@ -51,6 +51,8 @@ import Testing
         "events.db", "events.db-wal", "readmodels.db", "readmodels.db-shm", "audit.db", "audit.db-lock",
         "subject-keys.db", "subject-keys.db-wal", "keys.json", "keys.json.lock", "checkpoint.key", "checkpoint.pub",
         "./events.db", "../DATA/readmodels.db", "events-link.db", "audit-hard-link.db", "not-yet-link.db", ".", "",
+        // The config file every command reads once it is there, also while it is not.
+        "strata.json", "config-link.json",
     ])
     func aFileThatIsOneOfTheSystemsFilesIsRefused(_ name: String) throws {
         let book = try ReportFixtures.book()
@@ -65,6 +67,8 @@ import Testing
         // A link to a system file not made yet: writing through it would make that file.
         try FileManager.default.createSymbolicLink(
             atPath: data + "/not-yet-link.db", withDestinationPath: "subject-keys.db")
+        try FileManager.default.createSymbolicLink(
+            atPath: data + "/config-link.json", withDestinationPath: "strata.json")
         let before = try contents(of: data)
 
         let output = data + "/" + name.replacingOccurrences(of: "DATA", with: dataName)
@@ -74,6 +78,7 @@ import Testing
         #expect(result.stdout.isEmpty)
         #expect(try contents(of: data) == before)
         #expect(!FileManager.default.fileExists(atPath: data + "/subject-keys.db"))
+        #expect(!FileManager.default.fileExists(atPath: data + "/strata.json"))
     }
 
     /// Every entry of `directory`: a regular file's bytes, a link's target, or its kind.
