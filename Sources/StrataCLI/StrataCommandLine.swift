@@ -165,10 +165,16 @@ func aligned(_ rows: [[String]], rightAligned: Set<Int> = [], indent: String = "
 
 /// `text` with its control characters written as escapes (`\n`, `\r`, `\t`, `\u{1b}`), so a
 /// cell of a table stays on its line: a line break in a stored reason would otherwise print
-/// what reads as a row of its own, and an escape sequence would steer the terminal.
+/// what reads as a row of its own, and an escape sequence would steer the terminal. The
+/// bidirectional controls (a right-to-left override, an isolate, a mark) and the line and
+/// paragraph separators are escaped too: printed, an override in a name turns the rest of its
+/// row around where the text is shown right to left (a terminal or a pager that does, an editor
+/// the table is pasted into), and a separator breaks the line there, so either can make one
+/// row read as another.
 func visible(_ text: String) -> String {
     func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.properties.isBidiControl
+            || scalar == "\u{2028}" || scalar == "\u{2029}"
     }
     guard text.unicodeScalars.contains(where: isControl) else { return text }
     var shown = ""

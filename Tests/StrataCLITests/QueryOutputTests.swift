@@ -23,6 +23,18 @@ import Testing
         #expect(lines[2] == "(1 row; audit at position 9)")
     }
 
+    /// A right-to-left override, an isolate or a mark in a name cannot turn the rest of its row
+    /// around where text is shown right to left, nor a line separator break it: each is an escape.
+    @Test func bidirectionalControlsAndSeparatorsAreEscapes() {
+        let name = "Ravi\u{202E}00.000,01\u{202C} \u{2066}x\u{2069}\u{200F}\u{061C}\u{2028}y\u{2029}"
+        let table = output([[.text("account-h9"), .text(name), .integer(100)]]).table
+        let lines = table.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 4, "\(table)")
+        let escaped = #"Ravi\u{202e}00.000,01\u{202c} \u{2066}x\u{2069}\u{200f}\u{61c}\u{2028}y\u{2029}"#
+        #expect(lines[1] == "account-h9  " + escaped + "    1.00", "\(lines[1])")
+        #expect(!table.unicodeScalars.contains { $0.properties.isBidiControl || $0 == "\u{2028}" })
+    }
+
     /// Columns stay aligned on a terminal whatever script a name is written in: a CJK character
     /// or an emoji takes two columns there, a letter with a combining accent one.
     @Test func wideCharactersKeepTheColumnsAligned() {
