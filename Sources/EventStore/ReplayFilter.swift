@@ -103,10 +103,9 @@ public struct ReplayFilter: Sendable, Equatable {
             bindings += types.map { .text($0) }
         }
         if !categories.isEmpty {
-            // A category's streams sort between "<category>-" and "<category>." ('.' follows '-').
-            let ranges = categories.map { _ in "(+stream >= ? AND +stream < ?)" }
-            conditions.append("(" + ranges.joined(separator: " OR ") + ")")
-            for category in categories { bindings += [.text(category + "-"), .text(category + ".")] }
+            let condition = CategoryCondition.sql(categories, column: "+stream")
+            conditions.append(condition.sql)
+            bindings += condition.bindings
         }
         if let actor {
             // Stored metadata is canonical JSON whose first key is always "actor", followed by

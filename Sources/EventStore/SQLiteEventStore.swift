@@ -450,9 +450,9 @@ public final class SQLiteEventStore: EventStore {
         case .all:
             break
         case .categories(let categories):
-            // A category's streams sort between "<category>-" and "<category>." ('.' follows '-').
-            sql += " AND (" + categories.map { _ in "(stream >= ? AND stream < ?)" }.joined(separator: " OR ") + ")"
-            for category in categories { bindings += [.text(category + "-"), .text(category + ".")] }
+            let condition = CategoryCondition.sql(categories)
+            sql += " AND " + condition.sql
+            bindings += condition.bindings
         case .types(let types):
             sql += " AND type IN (" + types.map { _ in "?" }.joined(separator: ", ") + ")"
             bindings += types.map { .text($0) }

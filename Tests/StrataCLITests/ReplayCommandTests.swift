@@ -80,6 +80,13 @@ private func positions(_ stdout: String) throws -> [Int64] {
     try stdout.split(separator: "\n").map { line in try #require(jsonLine(line)["position"]?.integerValue) }
 }
 
+/// `count` distinct categories no event has (`xaa`, `xab` …), comma-separated.
+fileprivate func madeUpCategories(_ count: Int) -> String {
+    let letters: [Character] = Array("abcdefghijklmnopqrstuvwxyz")
+    let names: [String] = (0..<count).map { (n: Int) -> String in String(["x", letters[n / 26 % 26], letters[n % 26]]) }
+    return names.joined(separator: ",")
+}
+
 @Suite("strata replay")
 struct ReplayCommandTests {
     @Test(arguments: [
@@ -121,6 +128,9 @@ struct ReplayCommandTests {
             [1, 5, 9]
         ),
         (["--category", "invoice", "--actor", "agent-2", "--since", "2026-11-21T12:00:00.500Z"], [6]),
+        // More categories than a few, and more than SQLite nests (a thousand): each still only itself.
+        (["--category", madeUpCategories(20) + ",invoice,loans"], [4, 6, 10]),
+        (["--category", madeUpCategories(1_200) + ",loan"], [1, 2, 5, 7, 8, 9]),
     ] as [([String], [Int64])])
     func filtersReturnExactlyTheirPositions(_ options: [String], _ expected: [Int64]) throws {
         try withTemporaryDirectory { dir in
