@@ -59,6 +59,34 @@ struct SendCommandTests {
         }
     }
 
+    /// The other arguments too: whatever the service would refuse unread (MALFORMED) or as INVALID
+    /// whatever the store holds is a usage error, found before sending, where a wrong --kind, a
+    /// blank reason or a mistyped actor went to the service and came back as a refusal (exit 1).
+    @Test(arguments: [
+        (["--kind", "FOO"], "--kind must be one of ACCOUNT, PARTY, USER, got 'FOO'"),
+        (["--actor", "admin 1"], "--actor must be 1–64 characters of [A-Za-z0-9_-]"),
+        (["--id", "forget/1"], "--id must be 1–64 characters of [A-Za-z0-9_-]"),
+        (["--reason", "   "], "the service would refuse this command as INVALID: --reason EMPTY"),
+        (
+            ["--reason", String(repeating: "r", count: 501)],
+            "the service would refuse this command as INVALID: --reason TOO_LONG"
+        ),
+        (["--reason", "a\u{7}b"], "the service would refuse this command as INVALID: --reason CONTROL_CHARACTER"),
+    ])
+    func forgetChecksItsArgumentsBeforeSending(_ change: [String], _ message: String) throws {
+        try withTemporaryDirectory { dir in
+            try strata(["keys", "new", "k", "--scope", "commands", "--data", dir.path], expecting: 0)
+            var arguments = ["--subject": "acct-1", "--reason": "request", "--actor": "admin-1"]
+            arguments[change[0]] = change[1]
+            let result = try strata(
+                ["forget", "--data", dir.path, "--key", "k", "--commands", "tcp://127.0.0.1:1", "--timeout", "1"]
+                    + arguments.sorted(by: { $0.key < $1.key }).flatMap { [$0.key, $0.value] },
+                expecting: 2)
+            #expect(result.stderr == "strata forget: \(message)\n")
+            #expect(result.stdout.isEmpty)
+        }
+    }
+
     /// Without --key they sign with the key file's first key with the commands scope, as `demo`
     /// does; a key without that scope is refused before anything is sent.
     @Test(arguments: [["send", "-"], ["forget", "--subject", "acct-1", "--reason", "request", "--actor", "admin-1"]])

@@ -1,4 +1,6 @@
 import Bus
+import Domain
+import Events
 import Foundation
 import StrataCore
 
@@ -30,8 +32,13 @@ enum ForgetCommand {
             than one is refused (INVALID AMBIGUOUS_SUBJECT). An unknown subject is NOT_FOUND, a subject
             erased already REJECTED ALREADY_ERASED, and an actor who is not an approved admin FORBIDDEN.
 
-            Exit codes: 0 erased, 1 refused, 2 usage or environment (no such key, a key without the
-            commands scope, an endpoint that cannot be connected to, no reply).
+            --subject, --actor and --id must be ids, --kind one of ACCOUNT, PARTY, USER, and --reason what
+            the service takes (not blank, at most 500 characters); anything else is a usage error, and
+            nothing is sent.
+
+            Exit codes: 0 erased, 1 refused, 2 usage or environment (an argument the service would refuse
+            whatever the store holds, no such key, a key without the commands scope, an endpoint that
+            cannot be connected to, no reply).
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
@@ -41,11 +48,30 @@ enum ForgetCommand {
         else {
             throw UsageError("--subject, --reason and --actor are all required")
         }
-        guard Identifier.isValid(subject) else {
-            throw UsageError("--subject must be 1–64 characters of [A-Za-z0-9_-]")
+        // What the service would refuse whatever the store holds (MALFORMED, INVALID) is a usage
+        // error, found before anything is sent: exit 2, as for a mistyped option.
+        for (option, value) in [("subject", subject), ("actor", actor), ("id", arguments.value("id"))] {
+            guard let value, !Identifier.isValid(value) else { continue }
+            throw UsageError("--\(option) must be 1–64 characters of [A-Za-z0-9_-]")
         }
         var payload: [String: JSONValue] = ["subjectId": .string(subject), "reason": .string(reason)]
-        if let kind = arguments.value("kind") { payload["kind"] = .string(kind.uppercased()) }
+        if let text = arguments.value("kind") {
+            guard let kind = SubjectKind(rawValue: text.uppercased()) else {
+                let kinds = SubjectKind.allCases.map(\.rawValue).joined(separator: ", ")
+                throw UsageError("--kind must be one of \(kinds), got '\(text)'")
+            }
+            payload["kind"] = .string(kind.rawValue)
+        }
+        // The reason by the service's own rules (not blank, at most 500 characters, no control
+        // characters but line breaks and tabs).
+        if case .failure(let error) = Command.parse(
+            type: EraseSubject.commandType, payload: payload, context: DecisionContext(now: .now()))
+        {
+            let problems = (error.details ?? []).map { problem in
+                "--\(problem.field == "subjectId" ? "subject" : problem.field) \(problem.reason)"
+            }
+            throw UsageError("the service would refuse this command as INVALID: \(problems.joined(separator: ", "))")
+        }
         let commandId = arguments.value("id") ?? defaultCommandId(subject)
         let body = CanonicalJSON.bytes(
             ["id": .string(commandId), "type": "EraseSubject", "actor": .string(actor), "payload": .object(payload)])
