@@ -93,7 +93,7 @@ public struct Configuration: Sendable, Equatable {
         var configFile = explicitConfig
         if explicitConfig == nil {
             let implicit = implicitConfigFile(in: dataDirectory)
-            if FileManager.default.fileExists(atPath: implicit) {
+            if FileContents.isPresent(implicit) {
                 file = try readConfigFile(implicit)
                 if let moved = file["data"], standardized(moved) != standardized(dataDirectory) {
                     throw UsageError(
@@ -114,8 +114,10 @@ public struct Configuration: Sendable, Equatable {
     }
 
     static func readConfigFile(_ path: String) throws(UsageError) -> ConfigFile {
-        guard let bytes = FileManager.default.contents(atPath: path) else {
-            throw UsageError("cannot read the config file \(path)")
+        let bytes: [UInt8]
+        switch FileContents.read(path) {
+        case .success(let read): bytes = read
+        case .failure(let error): throw UsageError("cannot read the config file \(path): \(error)")
         }
         let json: JSONValue
         do {

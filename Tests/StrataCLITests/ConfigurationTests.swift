@@ -237,6 +237,39 @@ struct ConfigurationTests {
         expectConfigurationError([:], environment: ["STRATA_CONFIG": dir.path + "/absent.json"], containing: "cannot read the config file")
     }
 
+    /// A config file that cannot be read says why, the system's words for it: whether it is
+    /// missing, a directory or forbidden is what the user has to fix, and each read alike.
+    @Test func anUnreadableConfigFileIsNamedWithItsCause() throws {
+        let dir = try ChildProcess.temporaryDirectory("strata-config")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        expectConfigurationError(
+            ["config": dir.path + "/absent.json"],
+            containing: "cannot read the config file \(dir.path)/absent.json: No such file or directory")
+        expectConfigurationError(
+            ["config": dir.path], containing: "cannot read the config file \(dir.path): Is a directory")
+        // The default one too: a directory, or a link to nothing, where DATA/strata.json is looked
+        // for is a mistake to report, where it was passed over as no config file at all.
+        try FileManager.default.createDirectory(atPath: dir.path + "/a/strata.json", withIntermediateDirectories: true)
+        expectConfigurationError(
+            ["data": dir.path + "/a"],
+            containing: "cannot read the config file \(dir.path)/a/strata.json: Is a directory")
+        try FileManager.default.createDirectory(atPath: dir.path + "/b", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: dir.path + "/b/strata.json", withDestinationPath: "gone.json")
+        expectConfigurationError(
+            ["data": dir.path + "/b"],
+            containing: "cannot read the config file \(dir.path)/b/strata.json: No such file or directory")
+    }
+
+    /// The key file likewise (exit 2), while a missing one still says how to make one.
+    @Test func anUnreadableKeyFileIsNamedWithItsCause() throws {
+        try withTemporaryDirectory { dir in
+            try FileManager.default.createDirectory(atPath: dir.path + "/keys.json", withIntermediateDirectories: true)
+            let result = try strata(["send", "--data", dir.path, "--commands", "tcp://127.0.0.1:1"], expecting: 2)
+            #expect(result.stderr == "strata send: cannot read the key file \(dir.path)/keys.json: Is a directory\n")
+        }
+    }
+
     @Test func emptyEnvironmentVariablesAreIgnored() throws {
         let dir = try ChildProcess.temporaryDirectory("strata-config")
         defer { try? FileManager.default.removeItem(at: dir) }

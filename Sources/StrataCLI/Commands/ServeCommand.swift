@@ -223,11 +223,13 @@ enum ServeCommand {
 
     /// Reads the key file, or says how to make one; refuses one that others may read.
     static func readKeyFile(_ path: String) throws -> KeyFile {
-        guard let bytes = FileManager.default.contents(atPath: path) else {
+        let bytes: [UInt8]
+        switch FileContents.read(path) {
+        case .success(let read): bytes = read
+        case .failure(let error) where error.code == ENOENT:
             throw CommandFailure.environment(
-                FileManager.default.fileExists(atPath: path)
-                    ? "cannot read the key file \(path)"
-                    : "no key file at \(path); create a key with `strata keys new ID --scope commands,history`")
+                "no key file at \(path); create a key with `strata keys new ID --scope commands,history`")
+        case .failure(let error): throw CommandFailure.environment("cannot read the key file \(path): \(error)")
         }
         try PrivateFile.requireOwnerOnly(path, "the key file")
         do {
