@@ -139,9 +139,20 @@ public struct Configuration: Sendable, Equatable {
             guard let text = value.stringValue, !text.isEmpty else {
                 throw UsageError("config file \(path): '\(key)' must be a non-empty string")
             }
-            file.settings[key] = text
+            file.settings[key] = pathKeys.contains(key) ? relative(text, to: path) : text
         }
         return file
+    }
+
+    /// The settings of a config file that are paths.
+    static let pathKeys: Set<String> = ["data", "keys"]
+
+    /// A path the config file at `file` names, as the process must open it: a relative one is
+    /// taken from the config file's own directory, so that the file means the same whatever
+    /// directory a command runs in (`{"keys": "keys.json"}` in DATA/strata.json is DATA/keys.json).
+    static func relative(_ path: String, to file: String) -> String {
+        guard !path.hasPrefix("/"), let slash = file.lastIndex(of: "/") else { return path }
+        return String(file[...slash]) + path
     }
 
     private static func standardized(_ path: String) -> String {

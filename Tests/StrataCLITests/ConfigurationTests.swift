@@ -70,10 +70,12 @@ struct ConfigurationTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let baseData = dir.path + "/data"
         let config = dir.path + "/config.json"
-        // Distinct values per source; for `data` they are directories.
-        let fileValue = setting.flag == "data" ? dir.path + "/from-file" : "file-\(setting.flag)"
-        let envValue = setting.flag == "data" ? dir.path + "/from-env" : "env-\(setting.flag)"
-        let flagValue = setting.flag == "data" ? dir.path + "/from-flag" : "flag-\(setting.flag)"
+        // Distinct values per source; for the paths (`data`, `keys`) absolute ones, since a relative
+        // path in the config file is taken from the file's directory.
+        let path = setting.flag == "data" || setting.flag == "keys"
+        let fileValue = path ? dir.path + "/from-file" : "file-\(setting.flag)"
+        let envValue = path ? dir.path + "/from-env" : "env-\(setting.flag)"
+        let flagValue = path ? dir.path + "/from-flag" : "flag-\(setting.flag)"
         try writeConfig([setting.flag: fileValue], to: config)
 
         func resolve(file: Bool, env: Bool, flag: Bool) throws -> String? {
@@ -185,6 +187,32 @@ struct ConfigurationTests {
             #expect(configuration.eventsEndpoint == "tcp://e:9")
             #expect(configuration.configFile == config)
         }
+    }
+
+    /// A relative path in a config file is taken from the file's directory, not from wherever the
+    /// command runs: the same file must mean the same files to `strata up` started in one directory
+    /// and `strata status` run from another. Endpoints are taken as written.
+    @Test func relativePathsInAConfigFileAreTakenFromItsDirectory() throws {
+        let dir = try ChildProcess.temporaryDirectory("strata-config")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createDirectory(atPath: dir.path + "/etc", withIntermediateDirectories: true)
+        let config = dir.path + "/etc/strata.json"
+        try writeConfig(["data": "../store", "keys": "keys.json", "commands": "ipc://commands"], to: config)
+        let explicit = try Configuration.resolve(options(["config": config]), environment: [:])
+        #expect(explicit.dataDirectory == dir.path + "/etc/../store")
+        #expect(explicit.keysFile == dir.path + "/etc/keys.json")
+        #expect(explicit.commandsEndpoint == "ipc://commands")
+        // The default one, in the data directory: "." is that directory, so it does not move it.
+        try writeConfig(["data": ".", "keys": "secrets/keys.json"], to: dir.path + "/strata.json")
+        let implicit = try Configuration.resolve(options(["data": dir.path]), environment: [:])
+        #expect(implicit.dataDirectory == dir.path)
+        #expect(implicit.keysFile == dir.path + "/secrets/keys.json")
+        // A flag or the environment is still the working directory's, as any path on a command line.
+        let flagged = try Configuration.resolve(options(["config": config, "keys": "k.json"]), environment: [:])
+        #expect(flagged.keysFile == "k.json")
+        // Absolute paths are kept as written.
+        try writeConfig(["keys": "/srv/keys.json"], to: config)
+        #expect(try Configuration.resolve(options(["config": config]), environment: [:]).keysFile == "/srv/keys.json")
     }
 
     @Test func explicitConfigReplacesTheImplicitOne() throws {
