@@ -41,8 +41,9 @@ struct ListedBodies: CommandBodies {
 }
 
 /// JSON lines read from a descriptor as they arrive: each non-blank line, without its `\n` or
-/// `\r\n`; a last line without an ending counts. Memory stays bounded: a line over
-/// `SendCommand.largestBody` is counted as it streams past, not kept.
+/// `\r\n` and without a byte order mark it starts with; a last line without an ending counts.
+/// Memory stays bounded: a line over `SendCommand.largestBody` is counted as it streams past,
+/// not kept.
 struct StreamedBodies: CommandBodies {
     /// What read errors name: "standard input", or the file's path.
     private let name: String
@@ -109,7 +110,11 @@ struct StreamedBodies: CommandBodies {
                 skippedLast = nil
                 if !blank { return .tooLarge(bytes: bytes) }
             } else {
-                let body = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
+                var body = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
+                // A byte order mark marks how a file is encoded (Windows' editors and PowerShell write
+                // one), not a part of its first command, and no JSON text may start with one: sent,
+                // it made the line MALFORMED for a byte the user cannot see.
+                if body.starts(with: Self.byteOrderMark) { body = body.dropFirst(Self.byteOrderMark.count) }
                 if !body.allSatisfy(isBlank) {
                     return body.count > SendCommand.largestBody ? .tooLarge(bytes: body.count) : .body(Array(body))
                 }
@@ -133,6 +138,9 @@ struct StreamedBodies: CommandBodies {
         buffer.removeFirst(lineStart)
         lineStart = 0
     }
+
+    /// U+FEFF in UTF-8.
+    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     private func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
 }

@@ -50,6 +50,18 @@ struct StreamedBodiesTests {
         #expect(read.afterChunk == [1, 2, 2])
     }
 
+    /// A byte order mark, at the start of a file saved by a Windows editor or of each file `cat`
+    /// joins, is not part of the command: it is dropped, even split across reads, where it was
+    /// sent and the command refused MALFORMED (BODY_NOT_JSON at byte 0).
+    @Test func aByteOrderMarkIsNotPartOfTheLine() throws {
+        let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let read = try lines(fedAs: [
+            [mark[0]], [mark[1]], [mark[2]] + bytes(#"{"id":"a"}"# + "\r\n"), mark + bytes("\n"),
+            mark + bytes(#"{"id":"b"}"#),
+        ])
+        #expect(read.lines == [#"{"id":"a"}"#, #"{"id":"b"}"#].map { .body(bytes($0)) })
+    }
+
     /// Blank lines (spaces, tabs, a lone `\r`) are skipped, at any length.
     @Test func blankLinesAreSkipped() throws {
         let longBlank = [UInt8](repeating: UInt8(ascii: " "), count: SendCommand.largestBody + 10) + bytes("\t\r\n")
