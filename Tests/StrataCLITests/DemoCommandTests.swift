@@ -38,6 +38,26 @@ import Testing
         }
     }
 
+    /// The admin it decides as must be an approved admin in the store: another id saw most of the
+    /// month refused while the agents' sign-ups, which need no admin, were appended under the
+    /// prefix. Nothing is sent, and the message says what the id is.
+    @Test func anAdminThatIsNoApprovedAdminIsRefusedBeforeSending() throws {
+        try withTemporaryDirectory { data in
+            try ServiceProcess.prepare(data)
+            let options = try options(data)
+            let store = data.path + "/events.db"
+            let ghost = try strata(["demo", "--prefix", "ghost", "--admin", "ghost"] + options, expecting: 2)
+            #expect(
+                ghost.stderr
+                    == "strata demo: --admin ghost is no user in \(store); the demo decides as an approved admin\n")
+            #expect(ghost.stdout.isEmpty, "\(ghost.stdout)")
+            // The admin `prepare` made is taken, and the demo goes on to send (nobody answers here).
+            let admin = try strata(
+                ["demo", "--prefix", "real", "--admin", ServiceProcess.admin] + options, expecting: 2)
+            #expect(admin.stderr.contains("no reply from"), "\(admin.stderr)")
+        }
+    }
+
     /// The service refuses a business date after its today (FUTURE_DATE) and a loan request dated
     /// more than 366 days back (TOO_FAR_IN_PAST), and the demo dates its oldest loan request 130
     /// days before --today: any --today outside today − 236 … today is a usage error that says

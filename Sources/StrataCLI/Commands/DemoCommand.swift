@@ -54,7 +54,8 @@ enum DemoCommand {
 
             Exit codes: 0 done, every command accepted (now or, as a duplicate, earlier); 1 a command was
             refused (now or earlier) or the read models did not catch up; 2 usage (a --today out of range, a
-            prefix with capitals) or environment (no key, no admin, no answer from the service).
+            prefix with capitals) or environment (no key, no admin or an --admin that is no approved admin,
+            no answer from the service).
             """)
 
     /// How far back a loan request may be dated, as the service decides it (not configurable).
@@ -89,7 +90,8 @@ enum DemoCommand {
                     + "case, so prefixes that differ only in case would collide")
         }
         let key = try configuration.signingKey(for: .commands)
-        let admin = try arguments.value("admin") ?? firstAdmin(configuration)
+        let admin =
+            try arguments.value("admin").map { try requireAdmin($0, configuration) } ?? firstAdmin(configuration)
         let month = DemoMonth(admin: admin, prefix: prefix, today: today, limits: configuration.domain)
 
         printLine("demo \(prefix): the month \(month.firstDay) to \(today), decided by admin \(admin)")
@@ -233,6 +235,32 @@ enum DemoCommand {
             }
             usleep(50_000)
         }
+    }
+
+    /// `id` when it is an approved admin in the store. Any other actor sees most of the demo refused
+    /// (UNKNOWN_ACTOR, ACTOR_NOT_APPROVED) while the agents' sign-ups, which need no admin, are
+    /// appended: half a month left in the store under the prefix, for a mistyped --admin.
+    static func requireAdmin(_ id: String, _ configuration: Configuration) throws -> String {
+        let store = try VerifyCommand.openReadOnly(configuration.eventStorePath)
+        var user: UserState?
+        if let stream = StreamName(category: "user", id: id) {
+            let events: [RecordedEvent]
+            do {
+                events = try store.events(in: stream)
+            } catch {
+                throw CommandFailure.environment("cannot read \(configuration.eventStorePath): \(error)")
+            }
+            for event in events {
+                if let decoded = try? event.decoded() { user = UserState.evolve(user, decoded) }
+            }
+        }
+        guard let user, user.role == .admin, user.status == .approved else {
+            let what =
+                user.map { "a user with role \($0.role.rawValue) and status \($0.status.rawValue)" } ?? "no user"
+            throw CommandFailure.environment(
+                "--admin \(id) is \(what) in \(configuration.eventStorePath); the demo decides as an approved admin")
+        }
+        return id
     }
 
     /// The first approved admin in the store: the one `admin bootstrap` made.
