@@ -58,6 +58,21 @@ import Testing
         }
     }
 
+    /// With nobody answering, the tally counts what was sent, not only what was answered: it said
+    /// `sent 0 commands` of a month handed to the endpoint, which a service that took them and
+    /// stopped before answering may well have decided.
+    @Test func commandsLeftUnansweredAreCountedAsSent() throws {
+        try withTemporaryDirectory { data in
+            try ServiceProcess.prepare(data)
+            let result = try strata(["demo", "--prefix", "silent"] + options(data), expecting: 2)
+            let tally = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("sent ") })
+            let sent = try #require(Int(tally.split(separator: " ")[1]), "\(tally)")
+            #expect(sent > 100, "\(tally)")
+            #expect(tally == "sent \(sent) commands: 0 accepted, 0 refused, \(sent) unanswered")
+            #expect(result.stderr.contains("(0 answered, \(sent) awaited)"), "\(result.stderr)")
+        }
+    }
+
     /// The service refuses a business date after its today (FUTURE_DATE) and a loan request dated
     /// more than 366 days back (TOO_FAR_IN_PAST), and the demo dates its oldest loan request 130
     /// days before --today: any --today outside today − 236 … today is a usage error that says

@@ -102,6 +102,7 @@ enum DemoCommand {
         defer { client.close() }
         var tally = Tally()
         let send = { (commands: [CommandBody]) throws in
+            tally.sent += commands.count
             var bodies = ListedBodies(commands.map(\.json))
             try SendCommand.pipeline(
                 &bodies, through: client, timeoutSeconds: timeout, endpoint: configuration.commandsEndpoint,
@@ -152,6 +153,9 @@ enum DemoCommand {
     /// it decided before (the same prefix run again): counted apart, since it appended nothing
     /// now, and its positions are those of the earlier run.
     struct Tally {
+        /// The commands handed to the service, answered or not: a batch is sent whole at once, the
+        /// demo's being well within `SendCommand.window`.
+        var sent = 0
         var accepted = 0
         var refused: [String: Int] = [:]
         /// Answers from the journal: accepted then, or refused then (by reason).
@@ -198,8 +202,12 @@ enum DemoCommand {
         func report() {
             let refusals = refused.values.reduce(0, +)
             let answered = duplicates > 0 ? "\(duplicates) answered as duplicates of earlier commands, " : ""
-            let sent = accepted + duplicates + refusals
-            printLine("sent \(sent) commands: \(accepted) accepted, \(answered)\(refusals) refused")
+            // Commands left without a reply (the service stopped, or never ran) were sent all the
+            // same and may have been decided: counted as sent, and said to be unanswered.
+            let unanswered = sent - (accepted + duplicates + refusals)
+            printLine(
+                "sent \(sent) commands: \(accepted) accepted, \(answered)\(refusals) refused"
+                    + (unanswered > 0 ? ", \(unanswered) unanswered" : ""))
             for (why, count) in refused.sorted(by: { $0.key < $1.key }) { printLine("  refused \(count)× \(why)") }
             for (why, count) in refusedBefore.sorted(by: { $0.key < $1.key }) {
                 printLine("  refused earlier \(count)× \(why)")
