@@ -113,9 +113,18 @@ enum DemoCommand {
         do {
             try send(month.commands())
             let readModels = try waitForReadModels(configuration, upTo: tally.lastPosition, timeoutSeconds: timeout)
+            // What each agent could collect before this prefix's own cash-outs, which a run of it
+            // before took out of `collectible_cents` (pending or approved): sized from what is left,
+            // a rerun's cash-outs reused their ids with other amounts (CONFLICT COMMAND_ID_REUSED)
+            // where they should be answered as duplicates, as every other command is.
+            let like = prefix.replacingOccurrences(of: "_", with: "\\_")
             let collectible = try readModels.table(
-                "SELECT agent_id, collectible_cents FROM agent_earnings WHERE agent_id LIKE ? ESCAPE '\\'",
-                [.text(prefix.replacingOccurrences(of: "_", with: "\\_") + "-%")])
+                """
+                SELECT e.agent_id, e.collectible_cents + coalesce((
+                    SELECT sum(c.amount_cents) FROM cashouts c WHERE c.agent_id = e.agent_id
+                    AND c.cashout_id LIKE ? ESCAPE '\\' AND c.status IN ('PENDING', 'APPROVED')), 0)
+                FROM agent_earnings e WHERE e.agent_id LIKE ? ESCAPE '\\'
+                """, [.text(like + "-cashout-%"), .text(like + "-%")])
             var byAgent: [String: Int64] = [:]
             for row in collectible.rows {
                 if case .text(let agent) = row[0], case .integer(let cents) = row[1] { byAgent[agent] = cents }
