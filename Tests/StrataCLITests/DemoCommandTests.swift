@@ -58,6 +58,34 @@ import Testing
         }
     }
 
+    /// The demo acts for admins and agents: a key narrowed to one role saw the other's commands
+    /// refused (FORBIDDEN KEY_ROLE_NOT_PERMITTED) and half a month appended. Without --key such a key
+    /// is passed over for one that may act for both; named with --key, it is refused before sending.
+    @Test func theKeyMustActForAdminsAndAgents() throws {
+        try withTemporaryDirectory { data in
+            try strata(
+                ["keys", "new", "mobile", "--scope", "commands", "--roles", "AGENT", "--data", data.path],
+                expecting: 0)
+            try strata(
+                ["admin", "bootstrap", "--id", "root", "--username", "root", "--email", "root@example.com"]
+                    + ["--data", data.path],
+                expecting: 0)
+            let demo = ["demo", "--prefix", "roles"] + (try options(data))
+            let none = try strata(demo, expecting: 2)
+            #expect(
+                none.stderr
+                    == "strata demo: no key with the commands scope that may act for ADMIN and AGENT in "
+                    + "\(data.path)/keys.json; create one with `strata keys new ID --scope commands`\n")
+            #expect(none.stdout.isEmpty, "\(none.stdout)")
+            let named = try strata(demo + ["--key", "mobile"], expecting: 2)
+            #expect(
+                named.stderr
+                    == "strata demo: key mobile may act only for AGENT, and this acts for ADMIN and AGENT; name a "
+                    + "key not narrowed to other roles\n")
+            #expect(named.stdout.isEmpty, "\(named.stdout)")
+        }
+    }
+
     /// With nobody answering, the tally counts what was sent, not only what was answered: it said
     /// `sent 0 commands` of a month handed to the endpoint, which a service that took them and
     /// stopped before answering may well have decided.

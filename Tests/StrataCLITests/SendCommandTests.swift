@@ -87,6 +87,34 @@ struct SendCommandTests {
         }
     }
 
+    /// `forget` acts for an admin: a key narrowed to other roles would see it refused (FORBIDDEN
+    /// KEY_ROLE_NOT_PERMITTED), so without --key the first key that may act for an admin is taken,
+    /// and a narrowed one named with --key is refused before anything is sent.
+    @Test func forgetSignsWithAKeyThatMayActForAnAdmin() throws {
+        try withTemporaryDirectory { dir in
+            try strata(
+                ["keys", "new", "mobile", "--scope", "commands", "--roles", "AGENT", "--data", dir.path], expecting: 0)
+            let forget =
+                ["forget", "--subject", "acct-1", "--reason", "request", "--actor", "admin-1", "--data", dir.path]
+                + ["--commands", "tcp://127.0.0.1:1", "--timeout", "1"]
+            let none = try strata(forget, expecting: 2)
+            #expect(
+                none.stderr
+                    == "strata forget: no key with the commands scope that may act for ADMIN in \(dir.path)/keys.json; "
+                    + "create one with `strata keys new ID --scope commands`\n")
+            let named = try strata(forget + ["--key", "mobile"], expecting: 2)
+            #expect(
+                named.stderr
+                    == "strata forget: key mobile may act only for AGENT, and this acts for ADMIN; name a key not "
+                    + "narrowed to other roles\n")
+            // With a key for every role after it, that one is taken, and the command sent.
+            try strata(["keys", "new", "svc", "--scope", "commands", "--data", dir.path], expecting: 0)
+            let sent = try strata(forget, expecting: 2)
+            #expect(
+                sent.stderr.hasPrefix("strata forget: no reply from tcp://127.0.0.1:1 within 1 s"), "\(sent.stderr)")
+        }
+    }
+
     /// Without --key they sign with the key file's first key with the commands scope, as `demo`
     /// does; a key without that scope is refused before anything is sent.
     @Test(arguments: [["send", "-"], ["forget", "--subject", "acct-1", "--reason", "request", "--actor", "admin-1"]])

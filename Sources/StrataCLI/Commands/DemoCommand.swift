@@ -48,7 +48,9 @@ enum DemoCommand {
             It keeps within the domain limits of the config file ("domain"), as the service reads them:
             principals are capped at the maximum, tax rates are the configured slabs, and no cash-out
             below the minimum is asked for; so give it the config file the service runs with.
-            It signs with --key (or STRATA_KEY), else the key file's first key with the commands scope.
+            It signs with --key (or STRATA_KEY), else the key file's first key with the commands scope
+            that may act for admins and agents (a key narrowed to one role is passed over, and refused
+            when named).
             It reads events.db (for the admin) and readmodels.db (for the dashboard), so it runs on the
             machine that holds the data directory, as `strata up` does.
 
@@ -89,7 +91,7 @@ enum DemoCommand {
                 "--prefix must be 1–24 characters of [a-z0-9_-]: usernames and emails are unique whatever their "
                     + "case, so prefixes that differ only in case would collide")
         }
-        let key = try configuration.signingKey(for: .commands)
+        let key = try configuration.signingKey(for: .commands, actingFor: [.admin, .agent])
         let admin =
             try arguments.value("admin").map { try requireAdmin($0, configuration) } ?? firstAdmin(configuration)
         let month = DemoMonth(admin: admin, prefix: prefix, today: today, limits: configuration.domain)

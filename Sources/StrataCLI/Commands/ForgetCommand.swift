@@ -22,8 +22,9 @@ enum ForgetCommand {
         ],
         discussion: """
             Sends EraseSubject {subjectId, kind?, reason} for --actor, signed with the key named by --key
-            (which needs the commands scope), else with the key file's first key with the commands scope,
-            and prints the reply as one JSON line. The service records
+            (which needs the commands scope and may not be narrowed to roles other than ADMIN), else with
+            the key file's first key with the commands scope that may act for an admin, and prints the
+            reply as one JSON line. The service records
             PersonalDataErased and destroys the subject's key: from then on its names, phones, emails,
             addresses and tax ids read as "[erased]" everywhere (the projections, rebuilds, queries as of
             any date), while its loans, invoices and amounts stay, and `strata verify` still passes.
@@ -77,7 +78,7 @@ enum ForgetCommand {
             ["id": .string(commandId), "type": "EraseSubject", "actor": .string(actor), "payload": .object(payload)])
         let timeoutSeconds = try arguments.integer("timeout", in: 1...86_400) ?? 30
 
-        let signing = try configuration.signingKey(for: .commands)
+        let signing = try configuration.signingKey(for: .commands, actingFor: [.admin])
         let context = try ZMQContext()
         let client = try SendCommand.connect(context, to: configuration.commandsEndpoint, signing: signing)
         defer { client.close() }
