@@ -1,4 +1,5 @@
 import Domain
+import EventStore
 import Foundation
 import StrataCore
 import SubjectKeys
@@ -95,7 +96,7 @@ public struct Configuration: Sendable, Equatable {
             let implicit = implicitConfigFile(in: dataDirectory)
             if FileContents.isPresent(implicit) {
                 file = try readConfigFile(implicit)
-                if let moved = file["data"], standardized(moved) != standardized(dataDirectory) {
+                if let moved = file["data"], !sameDirectory(moved, dataDirectory) {
                     throw UsageError(
                         "\(implicit) sets data to '\(moved)', but a config file cannot move the data directory it lives in")
                 }
@@ -153,6 +154,14 @@ public struct Configuration: Sendable, Equatable {
     static func relative(_ path: String, to file: String) -> String {
         guard !path.hasPrefix("/"), let slash = file.lastIndex(of: "/") else { return path }
         return String(file[...slash]) + path
+    }
+
+    /// Whether two paths name one directory: the same file to the kernel when both are there, so
+    /// that a data directory reached through a symbolic link is the one its config file names by
+    /// its real path (and the other way round); else the same path once `.` and `..` are resolved.
+    private static func sameDirectory(_ a: String, _ b: String) -> Bool {
+        if let one = FileIdentity(path: a), let other = FileIdentity(path: b) { return one == other }
+        return standardized(a) == standardized(b)
     }
 
     private static func standardized(_ path: String) -> String {

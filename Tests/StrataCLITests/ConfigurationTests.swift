@@ -175,6 +175,29 @@ struct ConfigurationTests {
         }
     }
 
+    /// A data directory reached through a symbolic link is the directory its config file names by
+    /// its real path, and the other way round: both were refused as moving the data directory.
+    @Test func implicitConfigMayNameItsOwnDirectoryThroughALink() throws {
+        let dir = try ChildProcess.temporaryDirectory("strata-config")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let real = dir.path + "/real"
+        let link = dir.path + "/link"
+        try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+        for (written, given) in [(real, link), (link, real)] {
+            try writeConfig(["data": written, "events": "tcp://e:1"], to: real + "/strata.json")
+            let configuration = try Configuration.resolve(options(["data": given]), environment: [:])
+            #expect(configuration.dataDirectory == given)
+            #expect(configuration.eventsEndpoint == "tcp://e:1", "data written as \(written), given as \(given)")
+        }
+        // Another directory is still refused, there or not.
+        try FileManager.default.createDirectory(atPath: dir.path + "/other", withIntermediateDirectories: true)
+        for other in [dir.path + "/other", dir.path + "/absent"] {
+            try writeConfig(["data": other], to: real + "/strata.json")
+            expectConfigurationError(["data": link], containing: "cannot move the data directory")
+        }
+    }
+
     @Test func explicitConfigMaySetTheDataDirectory() throws {
         let dir = try ChildProcess.temporaryDirectory("strata-config")
         defer { try? FileManager.default.removeItem(at: dir) }
