@@ -88,6 +88,20 @@ public struct ParsedArguments: Sendable, Equatable {
         return number
     }
 
+    /// The values of options a command cannot do without, in the order named, or a usage error
+    /// that says which are missing: `missing --reason (--subject, --reason and --actor are all
+    /// required)`.
+    public func required(_ names: String...) throws(UsageError) -> [String] {
+        let missing = names.filter { values[$0] == nil }
+        guard missing.isEmpty else {
+            let options = names.map { "--\($0)" }
+            let all = options.dropLast().joined(separator: ", ") + " and " + options[options.count - 1]
+            throw UsageError(
+                "missing \(missing.map { "--\($0)" }.joined(separator: ", ")) (\(all) are all required)")
+        }
+        return names.compactMap { values[$0] }
+    }
+
     /// A comma-separated option as a list, empty items dropped.
     public func list(_ name: String) -> [String]? {
         values[name].map { $0.split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty } }

@@ -290,6 +290,17 @@ struct AdminBootstrapTests {
         }
     }
 
+    /// Options left out are named: the message listed all three whichever was missing.
+    @Test func theMissingOptionsAreNamed() throws {
+        try withTemporaryDirectory { dir in
+            let result = try strata(["admin", "bootstrap", "--data", dir.path, "--username", "root"], expecting: 2)
+            #expect(
+                result.stderr
+                    == "strata admin bootstrap: missing --id, --email "
+                    + "(--id, --username and --email are all required)\n")
+        }
+    }
+
     @Test(arguments: [
         ["--id", "a1", "--username", "root", "--email", "not-an-email"], ["--id", "a1", "--username", "root", "--email", "a@b"],
         ["--id", "a1", "--username", "r", "--email", "root@example.com"],

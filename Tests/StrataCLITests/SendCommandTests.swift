@@ -59,6 +59,18 @@ struct SendCommandTests {
         }
     }
 
+    /// The options left out are named, where the message listed all three whichever was missing.
+    @Test(arguments: [
+        (["--subject", "acct-1", "--actor", "admin-1"], "missing --reason"),
+        (["--reason", "request"], "missing --subject, --actor"),
+    ])
+    func forgetNamesTheOptionsLeftOut(_ given: [String], _ missing: String) throws {
+        try withTemporaryDirectory { dir in
+            let result = try strata(["forget", "--data", dir.path] + given, expecting: 2)
+            #expect(result.stderr == "strata forget: \(missing) (--subject, --reason and --actor are all required)\n")
+        }
+    }
+
     /// The other arguments too: whatever the service would refuse unread (MALFORMED) or as INVALID
     /// whatever the store holds is a usage error, found before sending, where a wrong --kind, a
     /// blank reason or a mistyped actor went to the service and came back as a refusal (exit 1).

@@ -27,9 +27,8 @@ enum AdminBootstrapCommand {
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
-        guard let id = arguments.value("id"), let username = arguments.value("username"),
-            let email = arguments.value("email")
-        else { throw UsageError("--id, --username and --email are all required") }
+        let given = try arguments.required("id", "username", "email")
+        let (id, username, email) = (given[0], given[1], given[2])
         var problems: [String] = []
         if !Identifier.isValid(id) { problems.append("--id must be 1–64 characters of [A-Za-z0-9_-]") }
         if !FieldRules.isValidUsername(username) { problems.append("--username must be 3–32 characters of [A-Za-z0-9._-]") }

@@ -44,11 +44,8 @@ enum ForgetCommand {
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
-        guard let subject = arguments.value("subject"), let reason = arguments.value("reason"),
-            let actor = arguments.value("actor")
-        else {
-            throw UsageError("--subject, --reason and --actor are all required")
-        }
+        let given = try arguments.required("subject", "reason", "actor")
+        let (subject, reason, actor) = (given[0], given[1], given[2])
         // What the service would refuse whatever the store holds (MALFORMED, INVALID) is a usage
         // error, found before anything is sent: exit 2, as for a mistyped option.
         for (option, value) in [("subject", subject), ("actor", actor), ("id", arguments.value("id"))] {
