@@ -281,6 +281,23 @@ struct ConfigurationTests {
         expectConfigurationError(["data": dir.path], containing: fragment)
     }
 
+    /// A UTF-8 byte order mark, as Windows' editors write one, is read past, in the default file and
+    /// one named; an error after it names the byte of the file.
+    @Test func aByteOrderMarkIsReadPast() throws {
+        let dir = try ChildProcess.temporaryDirectory("strata-config")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let mark = "\u{FEFF}"
+        try writeText(mark + #"{"commands": "tcp://bom:1"}"#, to: dir.path + "/strata.json")
+        let implicit = try Configuration.resolve(options(["data": dir.path]), environment: [:])
+        #expect(implicit.commandsEndpoint == "tcp://bom:1")
+        try writeText(mark + #"{"commands": "tcp://named:1"}"#, to: dir.path + "/c.json")
+        let named = try Configuration.resolve(options(["config": dir.path + "/c.json"]), environment: [:])
+        #expect(named.commandsEndpoint == "tcp://named:1")
+        try writeText(mark + "{,}", to: dir.path + "/c.json")
+        expectConfigurationError(
+            ["config": dir.path + "/c.json"], containing: "is not valid JSON: UNEXPECTED_CHARACTER at byte 4")
+    }
+
     @Test func missingExplicitConfigIsRefused() throws {
         let dir = try ChildProcess.temporaryDirectory("strata-config")
         defer { try? FileManager.default.removeItem(at: dir) }
