@@ -48,11 +48,11 @@ public struct WriterLock: Sendable {
         return WriterLock(path: path, fd: fd, identity: FileIdentity(descriptor: fd), storePath: storePath, hint: hint)
     }
 
-    /// Whether `path` still names the file this lock is held on (true when that cannot be told).
-    /// A lock file removed while held (taken for a stale one, say) or replaced guards nothing:
-    /// the next writer creates the file afresh and takes its lock, beside this one.
+    /// Whether `path` still names the file this lock is held on (false when that cannot be
+    /// told). A lock file removed while held (taken for a stale one, say) or replaced guards
+    /// nothing: the next writer creates the file afresh and takes its lock, beside this one.
     public var isInPlace: Bool {
-        identity.map { $0.change(at: path) == nil } ?? true
+        identity != nil && FileIdentity(path: path) == identity
     }
 
     /// The lock taken again, on whatever file is at `path` now (created if there is none),

@@ -57,10 +57,8 @@ public final class ProjectionDatabase {
     private var connection: SQLiteConnection
     private let projectionTables: SQLiteProjectionTables
     private let lock: WriterLock
-    /// The file's device and inode once open, and its lock file's: what `displacement()` and
-    /// `closeDisplaced()` compare their paths with.
+    /// The file's device and inode once open: what `displacement()` compares its path with.
     private var opened: FileIdentity?
-    private var lockOpened: FileIdentity?
     private var isClosed = false
 
     /// The file's tables as its projections see them (for tests and query helpers).
@@ -128,7 +126,6 @@ public final class ProjectionDatabase {
         // truncation back (and the WAL open, so SQLite kept it).
         if Self.logHasFrames(path) { truncateAfterErasure(true) }
         opened = FileIdentity(path: path)
-        lockOpened = FileIdentity(path: lock.path)
     }
 
     deinit {
@@ -155,7 +152,7 @@ public final class ProjectionDatabase {
         guard !isClosed else { return }
         isClosed = true
         connection.close()
-        if let lockOpened, FileIdentity(path: lock.path) == lockOpened {
+        if lock.isInPlace {
             for suffix in ["-wal", "-shm"] { unlink(path + suffix) }
         }
         lock.release()

@@ -30,25 +30,13 @@ struct LaterErasures {
     static func find(replacing replacedPath: String, restoredKeys: SubjectKeyStore?) -> LaterErasures {
         var result = LaterErasures()
         guard let restoredKeys, FileManager.default.fileExists(atPath: replacedPath) else { return result }
-        do throws(StoreError) {
-            let replaced = try SQLiteEventStore(readingAt: replacedPath)
-            var after: Int64 = 0
-            while true {
-                let page = try replaced.events(
-                    after: after, limit: 10_000, filter: .types([PersonalDataErased.eventType]))
-                guard let last = page.last else { break }
-                for recorded in page {
-                    guard case .personalDataErased(let event)? = try? recorded.decoded() else {
-                        throw StoreError(.corrupt, "event \(recorded.position) (PersonalDataErased) cannot be read")
-                    }
-                    let erasure = Erasure(recorded: recorded, event: event)
-                    guard (try? restoredKeys.key(of: erasure.subject)) != nil else { continue }
-                    result.erasures.append(erasure)
-                }
-                after = last.position
+        do {
+            for (recorded, event) in try SQLiteEventStore(readingAt: replacedPath).erasures() {
+                let erasure = Erasure(recorded: recorded, event: event)
+                if try restoredKeys.key(of: erasure.subject) != nil { result.erasures.append(erasure) }
             }
         } catch {
-            result.unread = "the erasures of the store it replaces could not all be read (\(error.message))"
+            result.unread = "the erasures of the store it replaces could not all be read (\(error))"
         }
         return result
     }

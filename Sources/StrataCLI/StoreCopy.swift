@@ -35,7 +35,7 @@ struct StoreCopy {
             defer { progress?.finish() }
             report = try copy.verify(
                 trustedKey: trustedKey, expected: nil, progress: progress.map { progress in { progress.update($0) } })
-            erased = try erasedSubjects(in: copy)
+            erased = try copy.erasures().map { DataSubject($0.event.kind, $0.event.subjectId) }
         } catch where error.kind == .corrupt {
             throw CommandFailure.problem("\(refusal): \(error.message)")
         } catch {
@@ -51,23 +51,6 @@ struct StoreCopy {
             throw CommandFailure.environment("\(refusal): \(error)")
         }
         return result
-    }
-
-    /// Every subject the store holds a `PersonalDataErased` of.
-    private static func erasedSubjects(in store: SQLiteEventStore) throws(StoreError) -> [DataSubject] {
-        var subjects: [DataSubject] = []
-        var after: Int64 = 0
-        while true {
-            let page = try store.events(after: after, limit: 10_000, filter: .types([PersonalDataErased.eventType]))
-            for recorded in page {
-                guard case .personalDataErased(let erased)? = try? recorded.decoded() else {
-                    throw StoreError(.corrupt, "event \(recorded.position) (PersonalDataErased) cannot be read")
-                }
-                subjects.append(DataSubject(erased.kind, erased.subjectId))
-            }
-            guard let last = page.last else { return subjects }
-            after = last.position
-        }
     }
 
     /// The broken chain as a refusal, saying `refusal` first.
