@@ -172,18 +172,14 @@ func aligned(_ rows: [[String]], rightAligned: Set<Int> = [], indent: String = "
 /// the table is pasted into), and a separator breaks the line there, so either can make one
 /// row read as another.
 func visible(_ text: String) -> String {
-    func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.properties.isBidiControl
-            || scalar == "\u{2028}" || scalar == "\u{2029}"
-    }
-    guard text.unicodeScalars.contains(where: isControl) else { return text }
+    guard text.unicodeScalars.contains(where: \.isEscapedWhenShown) else { return text }
     var shown = ""
     for scalar in text.unicodeScalars {
         switch scalar {
         case "\n": shown += "\\n"
         case "\r": shown += "\\r"
         case "\t": shown += "\\t"
-        case _ where isControl(scalar): shown += "\\u{" + String(scalar.value, radix: 16) + "}"
+        case _ where scalar.isEscapedWhenShown: shown += "\\u{" + String(scalar.value, radix: 16) + "}"
         default: shown.unicodeScalars.append(scalar)
         }
     }

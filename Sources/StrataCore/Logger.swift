@@ -65,11 +65,12 @@ public struct Logger: Sendable {
     public func error(_ message: String) { log(.error, message) }
 
     /// A value for a `key=value` field, as is when it is a plain word, else in double quotes
-    /// with backslash, quote and control characters escaped, so that text from a client (a
-    /// command type, an error message) can never break a line or forge a field.
+    /// with backslash, quote and what `isEscapedWhenShown` names escaped, so that text from a
+    /// client (a command type, an error message) can never break a line, forge a field, or
+    /// turn the rest of a line around.
     public static func field(_ value: String) -> String {
         let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { scalar in
-            scalar.value > 0x20 && scalar.value != 0x7F && scalar != "\"" && scalar != "=" && scalar != "\\"
+            scalar != " " && !scalar.isEscapedWhenShown && scalar != "\"" && scalar != "=" && scalar != "\\"
         }
         if plain { return value }
         var quoted = "\""
@@ -81,7 +82,7 @@ public struct Logger: Sendable {
             case "\r": quoted += "\\r"
             case "\t": quoted += "\\t"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
+                if scalar.isEscapedWhenShown {
                     quoted += "\\u{" + String(scalar.value, radix: 16) + "}"
                 } else {
                     quoted.unicodeScalars.append(scalar)

@@ -49,5 +49,9 @@ struct LoggerFieldTests {
         #expect(Logger.field("say \"hi\"\nposition=1") == #""say \"hi\"\nposition=1""#)
         #expect(Logger.field("back\\slash\r\t\u{1}") == #""back\\slash\r\t\u{1}""#)
         #expect(Logger.field("prêt") == "prêt")
+        // C1 controls (CSI among them), bidirectional controls and the separators, as tables show them.
+        #expect(Logger.field("a\u{9B}2J") == #""a\u{9b}2J""#)
+        #expect(Logger.field("abc\u{202E}dcba") == #""abc\u{202e}dcba""#)
+        #expect(Logger.field("one\u{2028}two") == #""one\u{2028}two""#)
     }
 }
