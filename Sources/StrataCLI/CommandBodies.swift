@@ -1,4 +1,5 @@
 import Foundation
+import StrataCore
 
 /// One non-blank line of command input, as `SendCommand.pipeline` takes it.
 enum InputLine: Equatable {
@@ -114,7 +115,7 @@ struct StreamedBodies: CommandBodies {
                 // A byte order mark marks how a file is encoded (Windows' editors and PowerShell write
                 // one), not a part of its first command, and no JSON text may start with one: sent,
                 // it made the line MALFORMED for a byte the user cannot see.
-                if body.starts(with: Self.byteOrderMark) { body = body.dropFirst(Self.byteOrderMark.count) }
+                body = body.dropFirst(ByteOrderMark.length(at: body))
                 if !body.allSatisfy(isBlank) {
                     return body.count > SendCommand.largestBody ? .tooLarge(bytes: body.count) : .body(Array(body))
                 }
@@ -138,9 +139,6 @@ struct StreamedBodies: CommandBodies {
         buffer.removeFirst(lineStart)
         lineStart = 0
     }
-
-    /// U+FEFF in UTF-8.
-    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     private func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
 }

@@ -120,10 +120,8 @@ public struct Configuration: Sendable, Equatable {
         case .success(let read): bytes = read
         case .failure(let error): throw UsageError("cannot read the config file \(path): \(error)")
         }
-        // A byte order mark, which Windows' editors write at the start of a file, is no part of the
-        // JSON (RFC 8259 lets a parser ignore it); it was refused as an UNEXPECTED_CHARACTER the user
-        // cannot see. The offset an error names stays the file's.
-        let mark = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        // The offset an error names stays the file's.
+        let mark = ByteOrderMark.length(at: bytes)
         let json: JSONValue
         do {
             json = try JSONParser.parse(bytes.dropFirst(mark))

@@ -118,14 +118,17 @@ public struct KeyFile: Sendable, Equatable {
         return true
     }
 
-    /// Reads the file's JSON, refusing anything malformed or unknown with a message naming the
-    /// problem.
+    /// Reads the file's JSON (past a byte order mark), refusing anything malformed or unknown
+    /// with a message naming the problem.
     public init(json bytes: some Collection<UInt8>) throws(KeyFileError) {
         let document: JSONValue
+        let mark = ByteOrderMark.length(at: bytes)
         do {
-            document = try JSONParser.parse(bytes)
+            document = try JSONParser.parse(bytes.dropFirst(mark))
         } catch {
-            throw KeyFileError("the key file is not valid JSON: \(error)")
+            // The offset named stays the file's.
+            throw KeyFileError(
+                "the key file is not valid JSON: \(error.reason.rawValue) at byte \(error.offset + mark)")
         }
         guard let list = document["keys"]?.arrayValue else { throw KeyFileError("the key file needs a \"keys\" array") }
         try Self.refuseUnknownMembers(of: document, known: Self.fileMembers, in: nil)

@@ -35,6 +35,19 @@ struct KeyFileTests {
         #expect(file.keys.count == 1)
     }
 
+    /// A key file saved by an editor that starts it with a byte order mark reads as without
+    /// one, by the service's reload and the command line alike; an error names the file's offset.
+    @Test func aByteOrderMarkIsReadPast() throws {
+        let json = #"{"keys":[{"id":"svc-mobile","secret":"\#(sampleSecretHex)","scopes":["commands"]}]}"#
+        #expect(try KeyFile(json: ByteOrderMark.utf8 + Array(json.utf8)) == KeyFile(json: Array(json.utf8)))
+        do {
+            _ = try KeyFile(json: ByteOrderMark.utf8 + Array("{".utf8))
+            Issue.record("an unfinished key file was read")
+        } catch {
+            #expect(error.message == "the key file is not valid JSON: UNEXPECTED_END at byte 4", "\(error)")
+        }
+    }
+
     @Test func serializesCanonicallyWithANewline() throws {
         var file = KeyFile()
         try file.add(KeyFile.Key(id: "svc-mobile", secret: sampleSecret, scopes: [.history, .commands], roles: ["AGENT"]))
