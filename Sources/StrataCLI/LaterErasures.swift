@@ -21,22 +21,39 @@ struct LaterErasures {
 
     /// In the order the replaced store recorded them.
     var erasures: [Erasure] = []
-    /// Why the replaced store's erasures could not all be read, when they could not: a store
-    /// damaged enough to be restored may be. The operator is told to erase those subjects again.
-    var unread: String?
+    /// Why the replaced store's erasures could not all be read (a store damaged enough to be
+    /// restored may be), or were not taken (another history): the operator is told to erase
+    /// again every subject erased after the backup.
+    var warning: String?
 
-    /// The erasures of the store at `replacedPath` (none when there is no such file) whose
-    /// subject has a key in `restoredKeys`, the restored key store (none when there is none).
-    static func find(replacing replacedPath: String, restoredKeys: SubjectKeyStore?) -> LaterErasures {
+    /// The erasures of the store at `replacedPath` (none when there is no such file) after the
+    /// backup's head, `backup` (its position and hash), whose subject has a key in `restoredKeys`,
+    /// the restored key store (none when there is none). Only a store that continues the backup
+    /// has later erasures: one with another event at the backup's head is another history,
+    /// whose subjects are other people however their ids coincide, and is only warned about.
+    static func find(
+        replacing replacedPath: String, after backup: (position: Int64, hash: String),
+        restoredKeys: SubjectKeyStore?
+    ) -> LaterErasures {
         var result = LaterErasures()
         guard let restoredKeys, FileManager.default.fileExists(atPath: replacedPath) else { return result }
         do {
-            for (recorded, event) in try SQLiteEventStore(readingAt: replacedPath).erasures() {
+            let replaced = try SQLiteEventStore(readingAt: replacedPath)
+            if backup.position > 0, try replaced.head() > backup.position {
+                let there = try replaced.events(after: backup.position - 1, limit: 1).first
+                guard there?.hash == backup.hash else {
+                    result.warning =
+                        "the store it replaces has another event at position \(backup.position) than the backup: "
+                        + "it is not a continuation of the backup, and its erasures are not recorded again"
+                    return result
+                }
+            }
+            for (recorded, event) in try replaced.erasures() where recorded.position > backup.position {
                 let erasure = Erasure(recorded: recorded, event: event)
                 if try restoredKeys.key(of: erasure.subject) != nil { result.erasures.append(erasure) }
             }
         } catch {
-            result.unread = "the erasures of the store it replaces could not all be read (\(error))"
+            result.warning = "the erasures of the store it replaces could not all be read (\(error))"
         }
         return result
     }

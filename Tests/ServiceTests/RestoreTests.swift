@@ -113,7 +113,7 @@ import Testing
         #expect(
             summary["erasuresRecordedAgain"]
                 == .array([["position": .integer(backupHead + 1), "subject": .string("account:\(account)")]]))
-        #expect(summary["erasuresUnread"] == .null)
+        #expect(summary["erasuresWarning"] == .null)
         let holding = try filesUnder(system.data).filter { $0.bytes.contains(key.secret) }
         #expect(holding.isEmpty, "the erased subject's key is in \(holding.map(\.path))")
 
@@ -153,6 +153,40 @@ import Testing
                 "erasures made after the backup, recorded again at positions \(backupHead + 1)–\(backupHead + 1), "
                     + "their keys destroyed: account:\(account)\n"), "\(text.stdout)")
         #expect(text.stdout.contains("serve continues after position \(backupHead + 1)\n"), "\(text.stdout)")
+    }
+
+    /// A backup restored over another history (another deployment's data directory, whose
+    /// subjects share ids with the backup's): its erasures are of other people, so none is
+    /// recorded again, and the restore says so in a warning.
+    @Test func theErasuresOfAnotherHistoryAreNotRecordedAgain() throws {
+        let source = try System("restore-other")
+        try source.send(source.workload.setup())
+        let backup = try source.backUpStore()
+        defer { try? FileManager.default.removeItem(at: backup) }
+        #expect(source.service.stop() == 0)
+        let backupHead = try SQLiteEventStore(readingAt: backup.appendingPathComponent("events.db").path).head()
+
+        let other = try System("restore-other")
+        try other.send(other.workload.setup())
+        let account = other.workload.accountId(3)
+        try other.send([
+            CommandBody(
+                id: "erase-\(account)", type: "EraseSubject", actor: ServiceProcess.admin,
+                payload: ["subjectId": .string(account), "kind": "ACCOUNT", "reason": "asked to"])
+        ])
+        #expect(try other.service.store().head() == backupHead + 1)
+        #expect(other.service.stop() == 0)
+
+        let result = try ChildProcess.strata(
+            ["restore", "--from", backup.path, "--data", other.data.path, "--format", "json"])
+        #expect(result.exitCode == 0, "\(result.stdout)\(result.stderr)")
+        let summary = try JSONParser.parse(result.stdout)
+        #expect(summary["erasuresRecordedAgain"] == [])
+        #expect(summary["restoredHead"]?.integerValue == backupHead)
+        let warning = summary["erasuresWarning"]?.stringValue ?? ""
+        #expect(warning.contains("another event at position \(backupHead) than the backup"), "\(summary)")
+        let keys = try SubjectKeyStore(readingAt: other.data.appendingPathComponent(SubjectKeyStore.fileName).path)
+        #expect(try keys.key(of: DataSubject(.account, account)) != nil)
     }
 
     /// A backup that is damaged or whose chain is broken, or none at all: refused, and the data

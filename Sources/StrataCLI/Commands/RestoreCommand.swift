@@ -93,7 +93,8 @@ enum RestoreCommand {
         let result: (erasures: LaterErasures, positions: [Int64])
         do {
             let keys = try SubjectKeyStore(writingAt: scratch + "/" + SubjectKeyStore.fileName)
-            let later = LaterErasures.find(replacing: replacedPath, restoredKeys: keys)
+            let backup = (restored.report.lastGoodPosition, restored.report.lastGoodHash)
+            let later = LaterErasures.find(replacing: replacedPath, after: backup, restoredKeys: keys)
             result = (later, try later.reapply(to: scratch + "/events.db", keys: keys))
         } catch {
             throw CommandFailure.environment("\(refusal): recording again the erasures made after the backup: \(error)")
@@ -255,7 +256,7 @@ enum RestoreCommand {
                 zip(later.erasures.erasures, later.positions).map { erasure, position in
                     .object(["position": .integer(position), "subject": .string(erasure.subject.description)])
                 })
-            result["erasuresUnread"] = later.erasures.unread.map { .string($0) } ?? .null
+            result["erasuresWarning"] = later.erasures.warning.map { .string($0) } ?? .null
             result["restoredHead"] = .integer(head)
             result["from"] = .string(from)
             result["data"] = .string(data)
@@ -279,8 +280,8 @@ enum RestoreCommand {
                 "erasures made after the backup, recorded again at positions \(first)–\(last), "
                     + "their keys destroyed: \(subjects)")
         }
-        if let unread = later.erasures.unread {
-            printLine("warning: \(unread); erase again (strata forget) every subject erased after the backup")
+        if let warning = later.erasures.warning {
+            printLine("warning: \(warning); erase again (strata forget) every subject erased after the backup")
         }
         if let directory = aside.directory {
             printLine("moved aside to \(directory): \(aside.files.joined(separator: ", "))")
