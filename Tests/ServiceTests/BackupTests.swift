@@ -119,11 +119,7 @@ import Workloads
         defer { try? FileManager.default.removeItem(at: backups) }
         try system.send(system.workload.setup())
         let account = system.workload.accountId(3)
-        try system.send([
-            CommandBody(
-                id: "erase-\(account)", type: "EraseSubject", actor: ServiceProcess.admin,
-                payload: ["subjectId": .string(account), "kind": "ACCOUNT", "reason": "asked to"])
-        ])
+        try system.send([accountErasure(account)])
         #expect(system.service.stop() == 0)
 
         // The key put back, as a crash between the erasure's commit and its delete leaves it.

@@ -1,4 +1,3 @@
-import CommandService
 import EventStore
 import Events
 import Foundation
@@ -97,11 +96,7 @@ import Testing
         let key = try #require(
             try SubjectKeyStore(readingAt: backup.appendingPathComponent(SubjectKeyStore.fileName).path)
                 .key(of: DataSubject(.account, account)))
-        try system.send([
-            CommandBody(
-                id: "erase-\(account)", type: "EraseSubject", actor: ServiceProcess.admin,
-                payload: ["subjectId": .string(account), "kind": "ACCOUNT", "reason": "asked to"])
-        ])
+        try system.send([accountErasure(account)])
         #expect(system.service.stop() == 0)
 
         let result = try ChildProcess.strata(
@@ -127,11 +122,8 @@ import Testing
         try system.restartService()
         let secret = try system.service.secret(of: ServiceProcess.Keys.service)
         let replies = try System.exchange(
-            [
-                CommandBody(
-                    id: "erase-again-\(account)", type: "EraseSubject", actor: ServiceProcess.admin,
-                    payload: ["subjectId": .string(account), "kind": "ACCOUNT", "reason": "asked again"])
-            ], endpoint: system.service.commands, secret: secret, context: system.context)
+            [accountErasure(account, id: "erase-again-\(account)", reason: "asked again")],
+            endpoint: system.service.commands, secret: secret, context: system.context)
         expectRefusal(replies[0], "REJECTED", "ALREADY_ERASED", id: "erase-again-\(account)")
         let readModels = try system.projector("readmodels")
         try system.waitForCheckpoint("readmodels", try system.service.store().head())
@@ -169,11 +161,7 @@ import Testing
         let other = try System("restore-other")
         try other.send(other.workload.setup())
         let account = other.workload.accountId(3)
-        try other.send([
-            CommandBody(
-                id: "erase-\(account)", type: "EraseSubject", actor: ServiceProcess.admin,
-                payload: ["subjectId": .string(account), "kind": "ACCOUNT", "reason": "asked to"])
-        ])
+        try other.send([accountErasure(account)])
         #expect(try other.service.store().head() == backupHead + 1)
         #expect(other.service.stop() == 0)
 

@@ -1,4 +1,5 @@
 import Bus
+import CommandService
 import Foundation
 import StrataCore
 import StrataTesting
@@ -77,4 +78,12 @@ func filesUnder(_ directory: URL) throws -> [(path: String, bytes: [UInt8])] {
         files.append((url.lastPathComponent, Array(try Data(contentsOf: url))))
     }
     return files.sorted { $0.0 < $1.0 }
+}
+
+/// `EraseSubject` of one borrower's account by the test admin, with command id `erase-ACCOUNT`
+/// unless given another.
+func accountErasure(_ account: String, id: String? = nil, reason: String = "asked to") -> CommandBody {
+    CommandBody(
+        id: id ?? "erase-\(account)", type: "EraseSubject", actor: ServiceProcess.admin,
+        payload: ["subjectId": .string(account), "kind": "ACCOUNT", "reason": .string(reason)])
 }
