@@ -107,12 +107,13 @@ public final class ZMQSocket {
     // MARK: - Messages
 
     /// Sends one multipart message. Returns false when it would block (with `wait` false,
-    /// or a send timeout); a multipart message is never sent in part.
+    /// or a send timeout); a multipart message is never sent in part. With `more`, the frames
+    /// are the message's first ones, and the caller sends the rest.
     @discardableResult
-    public func send(_ frames: [[UInt8]], wait: Bool = true) throws(ZMQError) -> Bool {
+    public func send(_ frames: [[UInt8]], wait: Bool = true, more: Bool = false) throws(ZMQError) -> Bool {
         precondition(!frames.isEmpty, "a message has at least one frame")
         for (index, frame) in frames.enumerated() {
-            var flags: Int32 = index < frames.count - 1 ? ZMQ_SNDMORE : 0
+            var flags: Int32 = index < frames.count - 1 || more ? ZMQ_SNDMORE : 0
             // Only the first frame may report "would block": once it is queued, libzmq
             // queues the rest of the message atomically.
             if !wait && index == 0 { flags |= ZMQ_DONTWAIT }

@@ -17,6 +17,8 @@ import StrataCore
 /// a little more in `ReplyBacklog` (small replies to a client that pipelines). A reply beyond
 /// them is dropped (the socket reports it rather than blocking this thread on one slow client),
 /// counted in `strata_history_replies_dropped_total` and logged, gathered, by `DroppedReplies`.
+/// What many such clients make it hold together is bounded too: replies waiting in libzmq are
+/// counted (`HeldBytes`), and once they pass `heldBudget` pages shrink to `smallPageBytes`.
 final class HistoryResponder {
     static let readBurst = 64
     /// Replies that may wait, per connection, for a client to read them. A client that reads
@@ -32,6 +34,15 @@ final class HistoryResponder {
     /// many lines) would be hundreds of MiB. Fewer events than asked for is a normal answer,
     /// and readers page until they reach `head` (protocol.md).
     static let pageBytes = 4 * 1024 * 1024
+    /// Bytes of replies that may wait in libzmq, for all connections together, before pages
+    /// shrink. A connection holds up to 5 replies (`sendHighWaterMark` and the one being
+    /// written), 20 MiB of long pages: thirty clients that stopped reading made the service hold
+    /// 460 MiB. Readers that read take their pages out of the count as fast as they come.
+    static let heldBudget = 64 * 1024 * 1024
+    /// What a page may hold, at least, while replies past `heldBudget` wait: a reader still
+    /// moves on (about 160 events of a usual size a page), and a connection that stopped reading
+    /// holds 5 × 64 KiB more.
+    static let smallPageBytes = 64 * 1024
     /// Events read from the store at a time while a page is filled: a page that stops at
     /// `pageBytes` reads not much more than it sends.
     static let readSlice = 500
@@ -44,6 +55,7 @@ final class HistoryResponder {
     private let opener: (any PersonalDataOpening)?
     private let metrics: ServiceMetrics?
     private var dropped = DroppedReplies()
+    private let held = HeldBytes()
     let endpoint: String
 
     init(
@@ -66,7 +78,7 @@ final class HistoryResponder {
     }
 
     func run() throws(ZMQError) {
-        var backlog = ReplyBacklog()
+        var backlog = ReplyBacklog(held: held)
         // How long to wait before trying the kept replies again: short while they move, doubled
         // up to the idle poll's 50 ms while none does, so a client that stopped reading with
         // replies kept for it does not wake this thread every 2 ms for as long as it stays.
@@ -136,7 +148,8 @@ final class HistoryResponder {
         let head: Int64
         do throws(StoreError) {
             (events, spliced) = try Self.events(
-                after: request.after, limit: Int(request.limit), filter: request.filter, from: store)
+                after: request.after, limit: Int(request.limit), filter: request.filter, from: store,
+                pageBytes: Self.pageBytes(held: held.bytes))
             // Read after the page, so the head is never behind the events it comes with.
             head = try store.head()
         } catch {
@@ -177,12 +190,18 @@ final class HistoryResponder {
         return .success(opened)
     }
 
+    /// What the next page may hold while `held` bytes of replies wait in libzmq: `pageBytes`,
+    /// less as the count nears `heldBudget`, and never under `smallPageBytes`.
+    static func pageBytes(held: Int) -> Int {
+        max(smallPageBytes, min(pageBytes, heldBudget - held))
+    }
+
     /// A page's events, at most `limit` after `position` that pass `filter`, read `readSlice`
     /// at a time, and stopped once they hold `pageBytes` (the event that passes it included, so
     /// never none while one follows); with them, their canonical bytes joined by commas, as the
     /// page carries them.
     static func events(
-        after position: Int64, limit: Int, filter: EventFilter, from store: any EventStore
+        after position: Int64, limit: Int, filter: EventFilter, from store: any EventStore, pageBytes: Int
     ) throws(StoreError) -> (events: [RecordedEvent], spliced: [UInt8]) {
         var events: [RecordedEvent] = []
         var spliced: [UInt8] = []

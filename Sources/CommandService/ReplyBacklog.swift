@@ -25,6 +25,12 @@ struct ReplyBacklog {
 
     private var waiting: [[UInt8]: Waiting] = [:]
     private var bytes = 0
+    /// What the replies handed to libzmq hold until it lets them go.
+    private let held: HeldBytes
+
+    init(held: HeldBytes) {
+        self.held = held
+    }
 
     var isEmpty: Bool { waiting.isEmpty }
 
@@ -35,7 +41,7 @@ struct ReplyBacklog {
         dropped: (ZMQSocket.Routed, String?) -> Void
     ) throws(ZMQError) {
         if waiting[routingId] == nil {
-            switch try router.route([routingId, [], reply]) {
+            switch try router.route(routingId, body: reply, counting: held) {
             case .sent: return
             case .peerGone: return dropped(.peerGone, keyId)
             case .peerFull: break
@@ -61,7 +67,7 @@ struct ReplyBacklog {
             guard var entry = waiting[routingId] else { continue }
             var routed = ZMQSocket.Routed.sent
             while entry.next < entry.replies.count {
-                routed = try router.route([routingId, [], entry.replies[entry.next].reply])
+                routed = try router.route(routingId, body: entry.replies[entry.next].reply, counting: held)
                 if routed != .sent { break }
                 entry.bytes -= entry.replies[entry.next].reply.count
                 entry.next += 1

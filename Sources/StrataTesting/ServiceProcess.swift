@@ -83,11 +83,17 @@ public final class ServiceProcess: Sendable {
     public var isRunning: Bool { process.isRunning }
 
     /// The service's peak resident memory so far in KiB (VmHWM), while it runs.
-    public var peakResidentKiB: Int? {
+    public var peakResidentKiB: Int? { statusKiB("VmHWM") }
+
+    /// The service's resident memory now in KiB (VmRSS), while it runs.
+    public var residentKiB: Int? { statusKiB("VmRSS") }
+
+    /// A field of `/proc/PID/status` counted in KiB.
+    private func statusKiB(_ field: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(processIdentifier)/status", encoding: .utf8) else {
             return nil
         }
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+        let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") }
         return line.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") }
     }
 

@@ -27,7 +27,7 @@ import Testing
     @Test func repliesKeptBackReachAClientThatReadsInOrderAndThoseOverTheBudgetAreDropped() throws {
         let context = try ZMQContext()
         let (router, dealer, peer) = try pair(context)
-        var backlog = ReplyBacklog()
+        var backlog = ReplyBacklog(held: HeldBytes())
         var drops: [ZMQSocket.Routed] = []
         // Replies of 64 KiB the client does not read fill the socket buffers and libzmq's queue,
         // then the backlog's 1 MiB for the connection, and the next is dropped.
@@ -60,7 +60,7 @@ import Testing
     @Test func repliesKeptForAClientThatHasGoneAreDropped() throws {
         let context = try ZMQContext()
         let (router, dealer, peer) = try pair(context)
-        var backlog = ReplyBacklog()
+        var backlog = ReplyBacklog(held: HeldBytes())
         var drops: [ZMQSocket.Routed] = []
         let reply = [UInt8](repeating: 0x20, count: 64 * 1024)
         // Until a few are kept back.

@@ -88,6 +88,63 @@ import Testing
         #expect(try Self.dropped(file, "peer_gone") == 0)
     }
 
+    /// Many clients that stop reading together: what the service holds for all of them stays
+    /// within one budget, however many there are, and it gives the memory back once they go.
+    /// Each held about 20 MiB (the replies libzmq keeps for a connection), so 30 made the service
+    /// grow by 600 MiB, and it kept most of it after they left.
+    @Test func manyClientsThatStopReadingAreHeldToOneBudgetAndTheMemoryIsGivenBack() throws {
+        let (data, file, service) = try Self.meteredService("strata-history-many")
+        defer { try? FileManager.default.removeItem(at: data) }
+        defer { service.stop() }
+        let context = try ZMQContext()
+        let resident = try #require(service.residentKiB)
+        let peak = try #require(service.peakResidentKiB)
+
+        let clients = 30
+        let requests = 6
+        var stalled: [ZMQSocket] = []
+        defer { for client in stalled { client.close() } }
+        let body = Array(#"{"after":0,"limit":10000}"#.utf8)
+        for _ in 0..<clients {
+            let client = try ZMQSocket(context, .dealer)
+            stalled.append(client)
+            try client.setHighWaterMarks(send: 0, receive: 1)
+            try client.connect(service.history)
+            for _ in 0..<requests { try client.send(try service.signedFrames(body)) }
+        }
+        let deadline = ContinuousClock.now + .seconds(180)
+        var answered = 0.0
+        while answered < Double(clients * requests), ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.2)
+            answered = try readExposition(file).value("strata_history_requests_total", ["outcome": "page"]) ?? 0
+        }
+        try #require(answered == Double(clients * requests), "every request answered: \(service.log)")
+
+        // A client that reads is still answered, with at least one event.
+        let other = try service.historyClient(context)
+        defer { other.close() }
+        let answer = try #require(
+            try other.request(body, timeoutMilliseconds: 30_000), "another client is answered: \(service.log)")
+        #expect(historyEventSlices(answer)?.isEmpty == false)
+
+        let grownKiB = try #require(service.peakResidentKiB) - peak
+        let heldKiB = try #require(service.residentKiB) - resident
+        print("history back-pressure: \(clients) stalled clients, peak grew by \(grownKiB) KiB, holding \(heldKiB) KiB")
+        #expect(grownKiB < 128 * 1024, "the service's peak grew by \(grownKiB) KiB for clients that read nothing")
+
+        for client in stalled { client.close() }
+        stalled = []
+        var keptKiB = Int.max
+        let givenBack = ContinuousClock.now + .seconds(20)
+        while keptKiB >= 48 * 1024, ContinuousClock.now < givenBack {
+            Thread.sleep(forTimeInterval: 0.5)
+            keptKiB = try #require(service.residentKiB) - resident
+        }
+        print("history back-pressure: \(keptKiB) KiB kept once they went")
+        #expect(keptKiB < 48 * 1024, "the service kept \(keptKiB) KiB more than before, once the clients went")
+        #expect(service.stop() == 0, "\(service.log)")
+    }
+
     /// The high-water mark counts replies, not bytes: a client that pipelines hundreds of small
     /// requests gets every reply, in order, though the service answers them faster than
     /// libzmq's I/O thread drains the few replies it keeps.
