@@ -83,8 +83,14 @@ final class HistoryResponder {
         // up to the idle poll's 50 ms while none does, so a client that stopped reading with
         // replies kept for it does not wake this thread every 2 ms for as long as it stays.
         var retry = 2
+        var reportedHeld = 0
         while !control.isStopping {
             if let line = dropped.due(at: .now) { control.logger.log(line.level, line.text) }
+            let heldNow = held.bytes
+            if heldNow != reportedHeld {
+                metrics?.heldHistoryReplies(heldNow)
+                reportedHeld = heldNow
+            }
             // Replies kept back go out as libzmq makes room, which only trying tells this thread.
             let timeout = backlog.isEmpty ? 50 : retry
             let readable = try !zmqPollReadable([router], timeoutMilliseconds: timeout).isEmpty

@@ -20,6 +20,7 @@ public final class ServiceMetrics: Sendable {
     private let head: MetricSet.Gauge
     private let historyDropped: MetricSet.Counter
     private let historyAnswered: MetricSet.Counter
+    private let historyHeld: MetricSet.Gauge
 
     /// Commands per group commit: up to the writer's batch limit (2,000 by default).
     public static let batchBuckets: [Double] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000]
@@ -78,6 +79,12 @@ public final class ServiceMetrics: Sendable {
                     + "invalid, internal).",
                 labels: ["outcome"])
         }
+        historyHeld = registry.update { metrics in
+            metrics.gauge(
+                "strata_history_held_bytes",
+                help: "Bytes of history replies handed to libzmq and not yet written to their connections: clients "
+                    + "that stopped reading hold them. Past 64 MiB, pages shrink to 64 KiB.")
+        }
     }
 
     static let droppedReasons = ["peer_full", "peer_gone"]
@@ -111,6 +118,11 @@ public final class ServiceMetrics: Sendable {
         case .peerGone: reason = Self.droppedReasons[1]
         }
         registry.update { $0.add(historyDropped, labels: [reason]) }
+    }
+
+    /// The bytes of history replies libzmq holds now (`HeldBytes`).
+    func heldHistoryReplies(_ bytes: Int) {
+        registry.update { $0.set(historyHeld, Double(bytes)) }
     }
 
     /// History requests answered, counted per burst of requests.

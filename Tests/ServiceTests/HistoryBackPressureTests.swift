@@ -131,6 +131,9 @@ import Testing
         let heldKiB = try #require(service.residentKiB) - resident
         print("history back-pressure: \(clients) stalled clients, peak grew by \(grownKiB) KiB, holding \(heldKiB) KiB")
         #expect(grownKiB < 128 * 1024, "the service's peak grew by \(grownKiB) KiB for clients that read nothing")
+        let heldBytes = try readExposition(file).value("strata_history_held_bytes") ?? 0
+        #expect(heldBytes > 48 * 1024 * 1024 && heldBytes < 96 * 1024 * 1024, "\(heldBytes) bytes held, as metered")
+        print("history back-pressure: \(Int(heldBytes)) bytes held in libzmq, as metered")
 
         for client in stalled { client.close() }
         stalled = []
@@ -141,6 +144,11 @@ import Testing
             keptKiB = try #require(service.residentKiB) - resident
         }
         print("history back-pressure: \(keptKiB) KiB kept once they went")
+        let heldDeadline = ContinuousClock.now + .seconds(10)
+        while try readExposition(file).value("strata_history_held_bytes") != 0, ContinuousClock.now < heldDeadline {
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        #expect(try readExposition(file).value("strata_history_held_bytes") == 0, "nothing held once they went")
         #expect(keptKiB < 48 * 1024, "the service kept \(keptKiB) KiB more than before, once the clients went")
         #expect(service.stop() == 0, "\(service.log)")
     }
