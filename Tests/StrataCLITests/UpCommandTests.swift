@@ -60,4 +60,32 @@ struct UpCommandTests {
             #expect(try optionLines("up") == served)
         }
     }
+
+    /// An events or history endpoint the projectors cannot connect to as written (a port serve
+    /// chooses, or the host `*`) is refused before anything starts, where `up` started serve on
+    /// it and both projectors ended at once (`zmq_connect …: Invalid argument`) and stayed down,
+    /// serve running alone with nothing kept up to date.
+    @Test func anEndpointTheProjectorsCannotConnectToIsRefusedBeforeAnythingStarts() throws {
+        try withTemporaryDirectory { dir in
+            let data = dir.appendingPathComponent("data").path
+            try strata(["keys", "new", "svc", "--scope", "commands,history", "--data", data], expecting: 0)
+            try strata(
+                ["admin", "bootstrap", "--id", "root", "--username", "root", "--email", "root@example.com",
+                 "--data", data], expecting: 0)
+            let fixed = try ["commands", "events", "history"].map { ($0, "tcp://127.0.0.1:\(try freeLoopbackPort())") }
+            for (name, endpoint) in [
+                ("events", "tcp://127.0.0.1:*"), ("history", "tcp://127.0.0.1:0"),
+                ("events", "tcp://*:\(try freeLoopbackPort())"), ("history", "ipc://*"),
+            ] {
+                let endpoints = fixed.flatMap { ["--\($0.0)", $0.0 == name ? endpoint : $0.1] }
+                let up = try StrataProcess(["up", "--data", data] + endpoints)
+                defer { up.stop() }
+                #expect(up.waitForExit(timeout: 30) == 2, "\(endpoint): \(up.log)")
+                let refusal = "strata up: the \(name) endpoint \(endpoint) is not one the projectors can connect to"
+                #expect(up.log.hasPrefix(refusal), "\(up.log)")
+                #expect(!up.log.contains("started serve"), "\(up.log)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: data + "/checkpoint.key"))
+        }
+    }
 }

@@ -20,6 +20,8 @@ enum UpCommand {
             projectors wait so as never to reach whatever else holds serve's ports (another system's
             service, whose history they would take for this store's): a serve that stops before it is
             ready stops everything with no projector started, and one not ready after 120 s is stopped.
+            The events and history endpoints must name a host and a port the projectors can connect to
+            as given: `*` or port 0, which let serve choose, are refused (exit 2).
 
             A child that crashes (dies from a signal, or exits other than 0, 1 or 2 on its own), or
             cannot be started, is started again after 1 s, then 2, 4 … up to 30 s while it keeps
@@ -67,6 +69,8 @@ enum UpCommand {
             return 0
         }
         // Fail here, once, rather than in a restart loop: the children need these.
+        try requireConnectable(configuration.eventsEndpoint, "events")
+        try requireConnectable(configuration.historyEndpoint, "history")
         try ServeCommand.requireServiceCopy(ServeCommand.readKeyFile(configuration.keysFile), configuration.keysFile)
         _ = try configuration.signingKey(for: .history)
 
@@ -87,6 +91,25 @@ enum UpCommand {
             })
         defer { signals.cancel() }
         return supervisor.run()
+    }
+
+    /// Refuses an endpoint the projectors cannot connect to as written: a port serve chooses (`*`
+    /// or 0, and `ipc://*`), which they would never learn, or the host `*`, which names no address.
+    /// `up` gives them the endpoints serve binds, and they ended at once with exit 2 and stayed
+    /// down, leaving serve to run alone with nothing kept up to date.
+    static func requireConnectable(_ endpoint: String, _ name: String) throws(CommandFailure) {
+        let chosen: Bool
+        if endpoint.hasPrefix("tcp://"), let colon = endpoint.lastIndex(of: ":") {
+            let host = endpoint[endpoint.index(endpoint.startIndex, offsetBy: 6)..<colon]
+            let port = endpoint[endpoint.index(after: colon)...]
+            chosen = host == "*" || port == "*" || port == "0"
+        } else {
+            chosen = endpoint == "ipc://*"
+        }
+        guard chosen else { return }
+        throw .environment(
+            "the \(name) endpoint \(endpoint) is not one the projectors can connect to, and up connects them to "
+                + "the endpoints serve binds: name the host and the port (tcp://0.0.0.0:PORT binds every interface)")
     }
 
     /// The three processes, each with the settings it takes: serve no client key, the
