@@ -2,6 +2,7 @@
 // a thread's own priority, and asking for a signal when the parent ends.
 #include <errno.h>
 #include <malloc.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -29,4 +30,11 @@ static inline int strata_lower_this_thread_priority(int by) {
 // started it ends, however it ends (SIGKILL included).
 static inline int strata_set_parent_death_signal(int signal) {
     return prctl(PR_SET_PDEATHSIG, (unsigned long)signal, 0UL, 0UL, 0UL);
+}
+
+// Whether `signal`'s action is to ignore it (SIG_IGN, a macro Swift cannot import), as `nohup`
+// leaves SIGHUP for the command it starts.
+static inline int strata_signal_is_ignored(int signal) {
+    struct sigaction action;
+    return sigaction(signal, NULL, &action) == 0 && action.sa_handler == SIG_IGN;
 }

@@ -1,3 +1,4 @@
+import CSystem
 import Dispatch
 import Foundation
 import Synchronization
@@ -11,9 +12,17 @@ import Synchronization
 /// stays pending until the signal source reads it, so one that comes before the source
 /// listens is kept. Ignoring them until then, as this did, discarded one sent in the first
 /// milliseconds, and the process ran on as if never asked to stop. SIGHUP (a closed terminal
-/// or ssh session) stops as SIGTERM does, rather than killing the process outright.
+/// or ssh session) stops as SIGTERM does, rather than killing the process outright, unless the
+/// process was started with it ignored (`listened`).
 final class ShutdownSignals {
     static let numbers = [SIGINT, SIGTERM, SIGHUP]
+
+    /// The signals listened for: the three, but SIGHUP when the process started with it ignored
+    /// (`nohup strata up &`), whose caller asked that the terminal's hang-up leave it running. A
+    /// blocked signal is kept pending whatever its action, so listening for it turned the
+    /// hang-up of the terminal `up` was started from into a stop of the whole system. Read once,
+    /// at the first use (`blockAtStart`), before anything has changed the action.
+    static let listened: [Int32] = numbers.filter { !($0 == SIGHUP && strata_signal_is_ignored(SIGHUP) != 0) }
     private let sources: [any DispatchSourceSignal]
 
     init(
@@ -25,7 +34,7 @@ final class ShutdownSignals {
         // For a caller that did not block them at its start (a test calling in): blocked from
         // here on in this thread and in those it starts.
         Self.blockAtStart()
-        sources = Self.numbers.map { number in
+        sources = Self.listened.map { number in
             let source = DispatchSource.makeSignalSource(signal: number, queue: received)
             source.setEventHandler {
                 if count.increment() == 1 { onFirst(number) } else { onSecond(number) }
@@ -38,7 +47,9 @@ final class ShutdownSignals {
     /// Blocks the three signals in the calling thread, and so in every thread it starts. Run
     /// first by a command that listens for them, before anything has started a thread.
     static func blockAtStart() {
-        var set = Self.set
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in listened { sigaddset(&set, number) }
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 

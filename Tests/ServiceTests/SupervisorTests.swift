@@ -39,6 +39,34 @@ import Workloads
         }
     }
 
+    /// Started under `nohup` (SIGHUP ignored), `up` keeps ignoring it: the hang-up of the terminal
+    /// it was started from leaves every process running. The signal, blocked and so kept pending
+    /// whatever its action, was read by the listener, and stopped the whole system.
+    @Test func anUpStartedUnderNohupRunsOnAfterAHangUp() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-up-nohup")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let endpoints = try ["commands", "events", "history"].flatMap {
+            ["--\($0)", "tcp://127.0.0.1:\(try freeLoopbackPort())"]
+        }
+        let up = try StrataProcess(
+            [ChildProcess.product("strata").path, "up", "--data", data.path, "--key", ServiceProcess.Keys.service]
+                + endpoints,
+            executable: URL(fileURLWithPath: "/usr/bin/nohup"))
+        defer { up.stop() }
+        for name in ["serve", "project-readmodels", "project-audit"] {
+            try up.waitForLine(containing: "\(name): ready ")
+        }
+        up.send(signal: SIGHUP)
+        #expect(up.waitForExit(timeout: 3) == nil, "\(up.log)")
+        #expect(!up.log.contains("stopping (signal \(SIGHUP))"), "\(up.log)")
+        up.send(signal: SIGTERM)
+        #expect(up.waitForExit(timeout: 60) == 0, "\(up.log)")
+        for name in ["serve", "readmodels", "audit"] {
+            #expect(up.log.contains("up: \(name) stopped (exit code 0)"), "\(up.log)")
+        }
+    }
+
     /// A second signal while the children stop: each is killed at once and reaped, then `up`
     /// exits 130; none is left running without it.
     @Test func aSecondSignalKillsEveryChildBeforeUpExits() throws {

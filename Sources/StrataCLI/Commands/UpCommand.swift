@@ -37,7 +37,8 @@ enum UpCommand {
             kills every child at once. Exit codes: 0 stopped cleanly (every child stopped when asked, or
             on purpose); 1 a child stopped with a problem (exit 1 or 2 on its own, or other than 0 when
             asked), had to be killed, or serve was not ready in time; 2 usage or environment; 130 a
-            second signal.
+            second signal. Started with SIGHUP ignored (`nohup strata up &`), it keeps ignoring it, so
+            a closed terminal leaves everything running.
 
             --metrics-dir DIR (created if missing) gives each child its own --metrics-file in DIR, a
             directory node_exporter's textfile collector can read as it is; --metrics-interval and
