@@ -256,6 +256,8 @@ public final class CommandServer: Sendable {
                 ready.report(.success("writer"))  // no endpoint of its own
                 thread.run()
                 historyRunning.wait()
+                // After history's reader of the key store, as for events.db: the file whole.
+                subjectKeys.close()
             })
 
         let historyGate = FollowingGate(liveKeys, scope: .history, maximumBodyBytes: settings.maximumBodyBytes)

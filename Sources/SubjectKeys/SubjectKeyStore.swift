@@ -50,7 +50,7 @@ public final class SubjectKeyStore: Sendable {
             if fd < 0, errno != EEXIST {
                 throw SubjectKeyStoreError("cannot create the key store \(path): \(String(cString: strerror(errno)))")
             }
-            if fd >= 0 { close(fd) }
+            if fd >= 0 { Glibc.close(fd) }
         }
         do {
             let c = try SQLiteConnection(path: path, mode: .readWrite, busyTimeoutMilliseconds: Self.busyTimeout)
@@ -201,6 +201,16 @@ public final class SubjectKeyStore: Sendable {
     /// Whether a key was deleted (or the store opened) while readers kept the WAL, which may
     /// still hold the key, from being truncated.
     public var owesTruncation: Bool { state.withLock { $0.truncationOwed } }
+
+    /// Closes the store at a graceful stop, its WAL first copied into the file and truncated, so
+    /// that the file alone holds every key. The connection was never closed: the keys made
+    /// since the last automatic checkpoint stayed in `subject-keys.db-wal` after a clean stop,
+    /// and a copy of the file without it (a cold backup of a stopped system) lost them, and with
+    /// them every personal field they seal. Later calls fail.
+    public func close() {
+        _ = try? truncateLog()
+        state.withLock { $0.connection.close() }
+    }
 
     /// Truncates the WAL if a truncation is owed, without waiting for readers (the writer's
     /// thread tries it every second and must not stall behind one that reads for long);
