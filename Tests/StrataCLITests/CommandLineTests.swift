@@ -71,6 +71,17 @@ func bootstrapAdmin(
     #expect(result.stdout.contains("registered admin \(id) (\(username)) at position 1"), sourceLocation: sourceLocation)
 }
 
+/// Bootstraps a new store in `data` beside the projections of an earlier one, as a store copied
+/// in from elsewhere (an older backup, another deployment) would stand: with the projection files
+/// moved aside meanwhile, since bootstrap begins no history under projections that applied one.
+func bootstrapAdminBesideProjections(data: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let files = ["readmodels.db", "audit.db"].flatMap { name in ["", "-wal", "-shm"].map { data + "/" + name + $0 } }
+        .filter { FileManager.default.fileExists(atPath: $0) }
+    for file in files { try FileManager.default.moveItem(atPath: file, toPath: file + ".aside") }
+    defer { for file in files { try? FileManager.default.moveItem(atPath: file + ".aside", toPath: file) } }
+    try bootstrapAdmin(data: data, sourceLocation: sourceLocation)
+}
+
 private func isLowercaseHex(_ text: some StringProtocol, count: Int) -> Bool {
     text.utf8.count == count && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
 }

@@ -476,7 +476,7 @@ struct QueryCommandTests {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: data + "/events.db" + suffix) }
             try make()
         }
-        try replaceStore { try bootstrapAdmin(data: data) }
+        try replaceStore { try bootstrapAdminBesideProjections(data: data) }
         let ahead = try strata(["query", "users", "--format", "json", "--data", data], expecting: 0)
         #expect(try jsonLine(ahead.stdout)["position"] == .integer(history.head))
         #expect(
@@ -486,7 +486,7 @@ struct QueryCommandTests {
                 + "from the store; the answer is not this store's history\n")
 
         try replaceStore {
-            try bootstrapAdmin(data: data)
+            try bootstrapAdminBesideProjections(data: data)
             var other = BenchLendingHistory(admin: "admin-1", today: LocalDate("2026-03-01")!)
             _ = try other.grow(data + "/events.db", to: 100, checkpointKey: data + "/checkpoint.key")
         }
@@ -500,7 +500,7 @@ struct QueryCommandTests {
         let alone = try strata(["query", "users", "--data", data], expecting: 0)
         #expect(alone.stderr.isEmpty, "\(alone.stderr)")
         // The journal is the store itself: nothing to compare.
-        try bootstrapAdmin(data: data)
+        try bootstrapAdminBesideProjections(data: data)
         #expect(try strata(["query", "refusals", "--data", data], expecting: 0).stderr.isEmpty)
     }
 

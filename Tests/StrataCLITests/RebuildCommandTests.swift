@@ -198,7 +198,7 @@ import Testing
             }
             try make()
         }
-        try replaceStore { try bootstrapAdmin(data: data) }
+        try replaceStore { try bootstrapAdminBesideProjections(data: data) }
         let ahead = try strata(["rebuild", "readmodels", "--compare", "--data", data], expecting: 1)
         #expect(
             ahead.stdout
@@ -208,7 +208,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: data + "/readmodels.rebuilt.db"))
 
         try replaceStore {
-            try bootstrapAdmin(data: data)
+            try bootstrapAdminBesideProjections(data: data)
             var other = BenchLendingHistory(admin: "admin-1", today: LocalDate("2026-03-01")!)
             _ = try other.grow(data + "/events.db", to: 100, checkpointKey: data + "/checkpoint.key")
         }

@@ -154,7 +154,7 @@ import Testing
         #expect(!matching.stdout.contains("class=\"warning\"") && matching.stderr.isEmpty, "\(matching.stderr)")
 
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: data + "/events.db" + suffix) }
-        try bootstrapAdmin(data: data)
+        try bootstrapAdminBesideProjections(data: data)
         let ahead = try strata(["report", "--html", "-", "--data", data], expecting: 0)
         let message =
             "readmodels is ahead of the store: checkpoint \(history.head) is beyond the store's head, position 1: "

@@ -14,7 +14,7 @@ struct StatusCommandTests {
         defer { history.remove() }
         let data = history.data.path
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: data + "/events.db" + suffix) }
-        try bootstrapAdmin(data: data)
+        try bootstrapAdminBesideProjections(data: data)
 
         let json = try jsonLine(try strata(["status", "--format", "json", "--data", data], expecting: 1).stdout)
         #expect(json["head"] == 1)
@@ -45,7 +45,7 @@ struct StatusCommandTests {
         defer { history.remove() }
         let data = history.data.path
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: data + "/events.db" + suffix) }
-        try bootstrapAdmin(data: data)
+        try bootstrapAdminBesideProjections(data: data)
         var other = BenchLendingHistory(admin: "admin-1", today: LocalDate("2026-03-01")!)
         let head = try other.grow(data + "/events.db", to: 100, checkpointKey: data + "/checkpoint.key")
         try #require(head > history.head)

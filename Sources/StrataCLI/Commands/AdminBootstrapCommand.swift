@@ -36,6 +36,7 @@ enum AdminBootstrapCommand {
         guard problems.isEmpty else { throw UsageError(problems.joined(separator: "; ")) }
 
         try Directories.create(configuration.dataDirectory, "the data directory", mode: 0o700)
+        try EarlierHistory.requireNone(configuration)
         let store: SQLiteEventStore
         do {
             store = try SQLiteEventStore(path: configuration.eventStorePath)

@@ -46,7 +46,8 @@ enum ServeCommand {
             --log-level debug logs every command decided, with its id and positions.
 
             Exit codes: 0 stopped cleanly, 1 the store is held by another writer, is damaged, does not
-            match its last signed checkpoint, or the service failed, 2 usage or environment (no key
+            match its last signed checkpoint, holds no event while a projection in DATA has applied
+            some (emptied or removed: restore it), or the service failed, 2 usage or environment (no key
             file, one that is malformed, holds an unknown member or is readable by others, a
             checkpoint key that is malformed or readable by others, an endpoint that cannot be bound, a key file with the CURVE
             server's public key but not its secret, a metrics file that cannot be written or is one of
@@ -61,6 +62,7 @@ enum ServeCommand {
         let keys = try readKeyFile(configuration.keysFile)
         try requireServiceCopy(keys, configuration.keysFile)
         try Directories.create(configuration.dataDirectory, "the data directory", mode: 0o700)
+        try EarlierHistory.requireNone(configuration)
         let logger = observability.logger(label: "serve")
         var settings = CommandServer.Settings(
             storePath: configuration.eventStorePath, keys: keys, commandsEndpoint: configuration.commandsEndpoint,

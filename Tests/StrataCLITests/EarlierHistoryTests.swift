@@ -1,0 +1,51 @@
+import Foundation
+import ProjectorRuntime
+import StrataTesting
+import Testing
+
+/// An event store emptied or removed beside projections that applied its events is not taken
+/// for a new store: `serve` and `admin bootstrap` refuse to begin a second history at position 1
+/// under read models and an audit log of the first.
+@Suite struct EarlierHistoryTests {
+    @Test(arguments: ["emptied", "removed"])
+    func aStoreGoneFromUnderItsProjectionsIsNotBegunAgain(how: String) throws {
+        let history = try KnownHistory.make()
+        defer { history.remove() }
+        let data = history.data.path
+        let store = data + "/events.db"
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
+        if how == "emptied" {
+            try #require(truncate(store, 0) == 0)
+        } else {
+            try FileManager.default.removeItem(atPath: store)
+        }
+        _ = try strata(["keys", "new", "svc", "--scope", "commands,history", "--data", data], expecting: 0)
+
+        let bootstrap = try strata(
+            ["admin", "bootstrap", "--id", "root", "--username", "root", "--email", "root@example.com", "--data", data],
+            expecting: 1)
+        #expect(bootstrap.stderr.contains("readmodels.db (readmodels) has applied events up to position \(history.head)"))
+        #expect(bootstrap.stderr.contains("strata restore"), "\(bootstrap.stderr)")
+
+        let ports = try (0..<3).map { _ in try freeLoopbackPort() }
+        let serve = try StrataProcess(
+            ["serve", "--data", data] + zip(["--commands", "--events", "--history"], ports).flatMap {
+                [$0, "tcp://127.0.0.1:\($1)"]
+            })
+        let exit = serve.waitForExit(timeout: 30)
+        if exit == nil { _ = serve.stop() }
+        #expect(exit == 1, "serve begins no new history beside the projections: \(serve.log)")
+        #expect(serve.log.contains("has applied events up to position \(history.head)"), "\(serve.log)")
+        // Nothing was begun: the store is as the test left it.
+        let size = (try? FileManager.default.attributesOfItem(atPath: store)[.size] as? NSNumber)?.intValue
+        #expect(how == "emptied" ? size == 0 : size == nil, "\(String(describing: size)) bytes at \(store)")
+
+        // With the projections moved away, a new history may begin.
+        for name in ["readmodels.db", "audit.db"] {
+            try FileManager.default.moveItem(atPath: data + "/" + name, toPath: data + "/old-" + name)
+        }
+        _ = try strata(
+            ["admin", "bootstrap", "--id", "root", "--username", "root", "--email", "root@example.com", "--data", data],
+            expecting: 0)
+    }
+}
