@@ -23,6 +23,17 @@ enum CheckpointKeyFile {
         configuration.dataDirectory + "/checkpoint.pub"
     }
 
+    /// Refuses (exit 2) a key path that is another of the system's files by any name. The pair
+    /// was written wherever the path led: to `DATA/checkpoint.pub`, the secret key went into the
+    /// file auditors are given, and the public key then found its name taken; to the key file
+    /// or a projection not made yet, the system's next start found JSON where it expected its own.
+    static func requireApart(_ keyPath: String, _ configuration: Configuration) throws(CommandFailure) {
+        try SystemFiles.requireApart(
+            keyPath, writing: [keyPath], by: "the checkpoint key",
+            from: configuration.systemFiles + [publicKeyPath(configuration), configuration.dataDirectory],
+            dataDirectory: configuration.dataDirectory)
+    }
+
     /// Reads the key pair, refusing a file others may read (it holds the secret key that
     /// makes checkpoints worth anything) or one that is malformed.
     static func load(_ path: String) throws -> CheckpointKey {

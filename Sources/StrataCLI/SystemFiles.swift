@@ -29,19 +29,35 @@ enum SystemFiles {
         _ output: String, writing files: [String], by writer: String, _ configuration: Configuration,
         _ arguments: ParsedArguments, _ environment: [String: String]
     ) throws(CommandFailure) {
-        let kept = of(configuration, arguments, environment).map {
-            (path: $0, resolved: resolved($0), identity: FileIdentity($0))
-        }
+        try requireApart(
+            output, writing: files, by: writer, from: of(configuration, arguments, environment),
+            dataDirectory: configuration.dataDirectory)
+    }
+
+    /// The same check against the files `kept` (`dataDirectory` among them, named as such): for a
+    /// writer that is itself one of the system's files, the checkpoint key, kept from the others.
+    static func requireApart(
+        _ output: String, writing files: [String], by writer: String, from kept: [String], dataDirectory: String
+    ) throws(CommandFailure) {
+        let kept = kept.map { (path: $0, resolved: resolved($0), lexical: lexical($0), identity: FileIdentity($0)) }
         for file in files {
             let resolved = resolved(file)
+            let lexical = lexical(file)
             let identity = FileIdentity(file)
             guard
-                let match = kept.first(where: {
-                    (resolved != nil && $0.resolved == resolved) || (identity != nil && $0.identity == identity)
+                let match = kept.first(where: { kept in
+                    if let resolved, let other = kept.resolved {
+                        if other == resolved { return true }
+                    } else if kept.lexical == lexical {
+                        // A directory on the way is not made yet (a new data directory): its
+                        // files cannot be resolved, but one spelling of them is still the same.
+                        return true
+                    }
+                    return identity != nil && kept.identity == identity
                 })
             else { continue }
             let which = file == output ? output : "\(file) (beside \(output))"
-            let kind = match.path == configuration.dataDirectory ? "the data directory" : "one of the system's files"
+            let kind = match.path == dataDirectory ? "the data directory" : "one of the system's files"
             let what = match.path == file ? kind : "\(match.path), \(kind)"
             throw CommandFailure.environment("\(which) is \(what), which \(writer) must not replace")
         }
@@ -64,6 +80,11 @@ enum SystemFiles {
             current = target.hasPrefix("/") ? target : parent + "/" + target
         }
         return nil
+    }
+
+    /// `path` made absolute, its `.` and `..` taken away by their names alone.
+    private static func lexical(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
     /// `realpath(3)`: nil when the path does not lead anywhere.

@@ -51,6 +51,43 @@ struct KeysCheckpointTests {
             #expect(!FileManager.default.fileExists(atPath: dir.path + "/other/checkpoint.key"))
         }
     }
+
+    /// The pair went wherever the key path led: to `checkpoint.pub` (the secret key in the file
+    /// auditors are given, then exit 1 for the public key finding its name taken), or to a file
+    /// the system makes later. Refused before anything is written, by any spelling, also in a
+    /// data directory not made yet; and `serve`, which makes the pair on its first start, alike.
+    @Test func aKeyPathThatIsOneOfTheSystemsFilesIsRefusedAndNothingIsWritten() throws {
+        try withTemporaryDirectory { dir in
+            let data = dir.path + "/data"
+            for path in [data + "/checkpoint.pub", data + "/../data/./checkpoint.pub", data + "/keys.json", data] {
+                let refused = try strata(
+                    ["keys", "checkpoint", "--data", data, "--checkpoint-key", path], expecting: 2)
+                #expect(refused.stdout.isEmpty)
+                #expect(refused.stderr.contains("which the checkpoint key must not replace"), "\(refused.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: data), "\(path)")
+            }
+            try strata(["keys", "new", "svc", "--scope", "commands,history", "--data", data], expecting: 0)
+            let publicPath = data + "/checkpoint.pub"
+            let serve = try strata(
+                [
+                    "serve", "--data", data, "--checkpoint-key", publicPath, "--commands", "tcp://127.0.0.1:*",
+                    "--events", "tcp://127.0.0.1:*", "--history", "tcp://127.0.0.1:*",
+                ], expecting: 2)
+            #expect(
+                serve.stderr == "strata serve: \(publicPath) is one of the system's files, which the checkpoint key "
+                    + "must not replace\n")
+            for path in [publicPath, data + "/readmodels.db"] {
+                let refused = try strata(
+                    ["keys", "checkpoint", "--data", data], environment: ["STRATA_CHECKPOINT_KEY": path],
+                    expecting: 2)
+                #expect(
+                    refused.stderr == "strata keys checkpoint: \(path) is one of the system's files, which the "
+                        + "checkpoint key must not replace\n")
+                #expect(!FileManager.default.fileExists(atPath: path))
+            }
+            #expect(!FileManager.default.fileExists(atPath: data + "/events.db"))
+        }
+    }
 }
 
 @Suite("strata verify with signed checkpoints")

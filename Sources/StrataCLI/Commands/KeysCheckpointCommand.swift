@@ -17,12 +17,14 @@ enum KeysCheckpointCommand {
             the store's checkpoints were signed with is never replaced silently.
 
             Exit codes: 0 created, 1 the key file or DATA/checkpoint.pub exists already (both are left
-            as they are), 2 usage or environment.
+            as they are), 2 usage or environment (a key path that is one of the system's files, such
+            as DATA/checkpoint.pub itself).
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
         let keyPath = CheckpointKeyFile.keyPath(arguments, environment, configuration)
+        try CheckpointKeyFile.requireApart(keyPath, configuration)
         guard !FileManager.default.fileExists(atPath: keyPath) else {
             throw CommandFailure.problem("\(keyPath) exists already; it is left as it is")
         }

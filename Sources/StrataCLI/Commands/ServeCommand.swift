@@ -61,6 +61,9 @@ enum ServeCommand {
         let tuning = try Tuning.resolve(arguments)
         let keys = try readKeyFile(configuration.keysFile)
         try requireServiceCopy(keys, configuration.keysFile)
+        // Before anything is made: the key is made only once the store has opened.
+        try CheckpointKeyFile.requireApart(
+            CheckpointKeyFile.keyPath(arguments, environment, configuration), configuration)
         try Directories.create(configuration.dataDirectory, "the data directory", mode: 0o700)
         try EarlierHistory.requireNone(configuration)
         let logger = observability.logger(label: "serve")
