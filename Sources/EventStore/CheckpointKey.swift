@@ -54,10 +54,11 @@ public struct CheckpointKey: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Reads the key file's JSON, refusing anything malformed with a message naming the problem.
+    /// A byte order mark at its start is read past, as in the key file and the config file.
     public init(json bytes: some Collection<UInt8>) throws(CheckpointKeyError) {
         let document: JSONValue
         do {
-            document = try JSONParser.parse(bytes)
+            document = try JSONParser.parse(bytes.dropFirst(ByteOrderMark.length(at: bytes)))
         } catch {
             throw CheckpointKeyError("not valid JSON: \(error)")
         }
@@ -98,9 +99,13 @@ public struct CheckpointKey: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// A public key as written in `checkpoint.pub` or given on the command line: 64 hex
-    /// characters, surrounding whitespace ignored, either case accepted.
+    /// characters, surrounding whitespace ignored, either case accepted. An auditor's copy saved
+    /// by a Windows editor starts with a byte order mark, which is no part of the key: it is
+    /// read past, as in the key file, where it made the copy "not a public key".
     public static func publicKey(fromText text: String) -> [UInt8]? {
-        let trimmed = text.trimmingASCIIWhitespace()
+        var scalars = Substring(text).unicodeScalars
+        if scalars.first == "\u{FEFF}" { scalars.removeFirst() }
+        let trimmed = String(scalars).trimmingASCIIWhitespace()
         return SignedCheckpoint.lowercaseHex(trimmed.lowercased(), bytes: CheckpointKey.publicKeyBytes)
     }
 }

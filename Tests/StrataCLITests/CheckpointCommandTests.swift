@@ -4,6 +4,8 @@ import StrataCore
 import StrataTesting
 import Testing
 
+@testable import StrataCLI
+
 @Suite("strata keys checkpoint")
 struct KeysCheckpointTests {
     @Test func createsThePairWithPrivateAndPublicModesAndPrintsThePublicKey() throws {
@@ -174,6 +176,34 @@ struct VerifyCheckpointTests {
             try writeText("not a key\n", to: file)
             let malformed = try strata(["verify", "--public-key", file, "--data", dir.path], expecting: 2)
             #expect(malformed.stderr.contains("does not hold a public key"), "\(malformed.stderr)")
+        }
+    }
+
+    /// An auditor's copy of the public key saved by a Windows editor starts with a byte order
+    /// mark, which verify took for part of it: "does not hold a public key", exit 2. Read past,
+    /// as in the key file, there, in DATA/checkpoint.pub and in the key pair's own file.
+    @Test func aByteOrderMarkBeforeAKeyIsReadPast() throws {
+        try withTemporaryDirectory { dir in
+            let (key, _) = try signedStore(dir)
+            let file = dir.path + "/pinned.pub"
+            try writeText("\u{FEFF}" + key.publicKeyHex + "\r\n", to: file)
+            let pinned = try strata(["verify", "--public-key", file, "--data", dir.path], expecting: 0)
+            #expect(pinned.stdout.contains("trusted key: \(key.publicKeyHex) (--public-key)"), "\(pinned.stderr)")
+            let publicPath = dir.path + "/checkpoint.pub"
+            try writeText("\u{FEFF}" + key.publicKeyHex + "\n", to: publicPath)
+            let trusted = try strata(["verify", "--data", dir.path], expecting: 0)
+            #expect(trusted.stdout.contains("trusted key: \(key.publicKeyHex) (\(publicPath))"), "\(trusted.stderr)")
+            let other = dir.path + "/elsewhere.key"
+            let refused = try strata(
+                ["keys", "checkpoint", "--data", dir.path, "--checkpoint-key", other], expecting: 1)
+            #expect(refused.stderr.contains("holds the public key \(key.publicKeyHex),"), "\(refused.stderr)")
+
+            let keyPath = dir.path + "/checkpoint.key"
+            let pair = try #require(FileManager.default.contents(atPath: keyPath))
+            try #require(
+                FileManager.default.createFile(
+                    atPath: keyPath, contents: Data(ByteOrderMark.utf8 + pair), attributes: [.posixPermissions: 0o600]))
+            #expect(try CheckpointKeyFile.load(keyPath) == key)
         }
     }
 
