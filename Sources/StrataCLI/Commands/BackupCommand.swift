@@ -33,8 +33,8 @@ enum BackupCommand {
             operator keeps apart (the key file, the checkpoint key). To restore: strata restore --from DIR.
 
             Exit codes: 0 written; 1 the store's chain is broken or a file is damaged (nothing is
-            written); 2 usage or environment: no store, DIR exists, a file that cannot be read or
-            written.
+            written); 2 usage or environment: no store, DIR exists or is a name the system gives one of
+            its files, a file that cannot be read or written.
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
@@ -51,6 +51,9 @@ enum BackupCommand {
         if lstat(output, &status) == 0 {
             throw CommandFailure.environment("\(output) exists; a backup goes into a new directory")
         }
+        // A name the system gives a file it has not made yet (DATA/events.db-wal while the service
+        // is stopped): the backup's directory there stopped every command from opening the store.
+        try SystemFiles.requireApart(output, writing: [output], by: "a backup", configuration, arguments, environment)
         guard FileManager.default.fileExists(atPath: configuration.eventStorePath) else {
             throw CommandFailure.environment(
                 "no event store at \(configuration.eventStorePath) (set --data or STRATA_DATA)")
