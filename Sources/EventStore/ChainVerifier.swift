@@ -44,9 +44,12 @@ public struct ExpectedHash: Sendable, Equatable {
 
 /// What `verify` found.
 public struct ChainReport: Sendable, Equatable {
-    /// Events checked before the first problem (all of them when intact).
+    /// Events checked before the first problem (all of them when intact). After a
+    /// `CHECKPOINT_MISMATCH`, only those up to the last good checkpoint: the chain was rewritten
+    /// somewhere after it, its hashes recomputed, so the events since check out on their own.
     public let eventsChecked: Int64
-    /// The last position checked and found intact (0 when none).
+    /// The last position checked and found intact (0 when none); after a `CHECKPOINT_MISMATCH`,
+    /// the last good checkpoint's.
     public let lastGoodPosition: Int64
     /// The hash at `lastGoodPosition`.
     public let lastGoodHash: String
@@ -87,8 +90,11 @@ public struct ChainVerifier: Sendable {
     private let expected: ExpectedHash?
     public private(set) var checked: Int64 = 0
     public private(set) var checkpointsChecked: Int64 = 0
-    private var lastSigned: (position: Int64, signedAt: String)?
+    private var lastSigned: (position: Int64, signedAt: String, hash: String)?
     public private(set) var problem: ChainProblem?
+    /// The problem is a hash the chain does not have where a signature or `--expect` says it
+    /// must: every event since the last good checkpoint may be one rewritten.
+    private var rewritten = false
 
     /// - Parameters:
     ///   - trustedKey: the Ed25519 public key every checkpoint must be signed with; nil
@@ -221,6 +227,7 @@ public struct ChainVerifier: Sendable {
         checked += 1
         guard let expected, expected.position == position else { return true }
         guard expected.hash.utf8.elementsEqual(previousHex()) else {
+            rewritten = true
             problem = ChainProblem(
                 position: position, kind: .checkpointMismatch,
                 message: "the chain's hash here is \(text(previousHashHex)), not the expected \(expected.hash)")
@@ -272,6 +279,7 @@ public struct ChainVerifier: Sendable {
         guard position == lastPosition, checkpoint.hash.utf8.elementsEqual(previousHex()) else {
             let actual = position == lastPosition ? "is \(text(previousHashHex))" : "was not checked in position order"
             let since = lastSigned.map { "after the checkpoint at \($0.position)" } ?? "at or before this position"
+            rewritten = true
             problem = ChainProblem(
                 position: position, kind: .checkpointMismatch,
                 message: "signed hash \(checkpoint.hash) (at \(checkpoint.signedAt)) but the chain's hash here "
@@ -279,7 +287,7 @@ public struct ChainVerifier: Sendable {
             return false
         }
         checkpointsChecked += 1
-        lastSigned = (position, checkpoint.signedAt)
+        lastSigned = (position, checkpoint.signedAt, checkpoint.hash)
         return true
     }
 
@@ -290,9 +298,12 @@ public struct ChainVerifier: Sendable {
                 position: expected.position, kind: .checkpointBeyondHead,
                 message: "the expected position \(expected.position) is beyond the store's end \(lastPosition)")
         }
+        let hash = previousHexIsCurrent ? text(previousHashHex) : Hex.encode(previousHash)
+        var lastGood = (position: lastPosition, hash: hash)
+        if rewritten { lastGood = lastSigned.map { ($0.position, $0.hash) } ?? (0, HashChain.genesisHex) }
         return ChainReport(
-            eventsChecked: checked, lastGoodPosition: lastPosition,
-            lastGoodHash: previousHexIsCurrent ? text(previousHashHex) : Hex.encode(previousHash),
+            eventsChecked: rewritten ? lastGood.position : checked, lastGoodPosition: lastGood.position,
+            lastGoodHash: lastGood.hash,
             checkpointsChecked: checkpointsChecked, lastSignedPosition: lastSigned?.position ?? 0,
             lastSignedAt: lastSigned?.signedAt, trustedKey: trustedKey.map { Hex.encode($0) }, problem: problem)
     }

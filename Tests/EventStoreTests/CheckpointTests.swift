@@ -245,7 +245,33 @@ final class CheckpointVerificationTests: Sendable {
         #expect(problem.position == 4)
         #expect(problem.message.contains("the chain was rewritten at or before this position"))
         #expect(report.checkpointsChecked == 0)
-        #expect(report.eventsChecked == 4)
+        // No event is vouched for: with no good checkpoint before it, any of 1 to 4 may be rewritten.
+        #expect(report.eventsChecked == 0 && report.lastGoodPosition == 0, "\(report)")
+        #expect(report.lastGoodHash == HashChain.genesisHex)
+    }
+
+    /// Rewritten after a good checkpoint (at 4) and caught by the next (at 8): what is vouched
+    /// for ends at the good one, where it said every event up to the one before 8.
+    @Test func aChainRewrittenAfterAGoodCheckpointIsVouchedForUpToThatCheckpointOnly() throws {
+        let key = try rfcKey()
+        try seed(key: key)
+        let hashAt4 = try #require(try SQLiteEventStore(readingAt: path).hash(at: 4))
+        try rewriteChain(path, from: 6, data: #"{"amount":999999,"who":"root"}"#)
+        let report = try verify(trusting: key)
+        let problem = try #require(report.problem)
+        #expect(problem.kind == .checkpointMismatch && problem.position == 8, "\(problem)")
+        #expect(problem.message.contains("the chain was rewritten after the checkpoint at 4"))
+        #expect(report.checkpointsChecked == 1 && report.lastSignedPosition == 4)
+        #expect(report.eventsChecked == 4 && report.lastGoodPosition == 4 && report.lastGoodHash == hashAt4)
+        #expect(report.unsignedEvents == 0)
+
+        // The same from an auditor's own copy of a hash (--expect), without the signatures.
+        let store = try SQLiteEventStore(readingAt: path)
+        let expected = try store.verify(
+            trustedKey: nil, expected: ExpectedHash(position: 7, hash: String(repeating: "0", count: 64)),
+            progress: nil)
+        #expect(expected.problem?.kind == .checkpointMismatch && expected.problem?.position == 7)
+        #expect(expected.lastGoodPosition == 4 && expected.eventsChecked == 4, "\(expected)")
     }
 
     @Test func eventsCutFromTheEndLeaveACheckpointBeyondTheHead() throws {
