@@ -465,6 +465,17 @@ struct RefusalOrderTests {
                 .registerUser(RegisterUser(userId: "admin-2", username: "asha", email: "asha@example.com", role: .admin)),
                 actor: People.admin, permittedRoles: agentsOnly),
             .forbidden, "KEY_ROLE_NOT_PERMITTED")
+        // An admin naming itself in an agent's self-registration is still an admin: the key is
+        // judged on the role the actor has, not on the one the payload names, and before the
+        // expected version and the rule that the user exists already.
+        let adminAsAgent = RegisterUser(
+            userId: People.admin, username: "rootish", email: "rootish@example.com", role: .agent)
+        expectRefusal(
+            s.decide(.registerUser(adminAsAgent), actor: People.admin, permittedRoles: agentsOnly),
+            .forbidden, "KEY_ROLE_NOT_PERMITTED")
+        expectRefusal(
+            s.decide(.registerUser(adminAsAgent), actor: People.admin, expectedVersion: 9, permittedRoles: agentsOnly),
+            .forbidden, "KEY_ROLE_NOT_PERMITTED")
         // The key is judged before anything is looked up.
         expectRefusal(
             s.decide(.approveAgent(ApproveAgent(agentId: "agent-404")), actor: People.admin, permittedRoles: agentsOnly),
@@ -501,6 +512,14 @@ struct RefusalOrderTests {
                 .updateProfile(UpdateProfile(userId: People.pendingAgent, fullName: "P")), actor: People.pendingAgent,
                 permittedRoles: adminsOnly),
             .forbidden, "KEY_ROLE_NOT_PERMITTED")
+        // The admin naming itself in an agent's self-registration acts as the admin it is, which
+        // this key may: the registration then fails on the user existing already.
+        expectRefusal(
+            s.decide(
+                .registerUser(
+                    RegisterUser(userId: People.admin, username: "rootish", email: "rootish@example.com", role: .agent)),
+                actor: People.admin, permittedRoles: adminsOnly),
+            .rejected, "USER_ALREADY_EXISTS")
         // Which users exist is judged before the key: an unknown actor has no role.
         expectRefusal(s.decide(orderLoan("L9"), actor: "ghost", permittedRoles: adminsOnly), .forbidden, "UNKNOWN_ACTOR")
         #expect(s.decide(orderLoan("L9"), actor: People.admin, permittedRoles: adminsOnly).events?.count == 1)

@@ -252,6 +252,23 @@ import Workloads
         #expect(reply["duplicate"] == nil || reply["duplicate"] == .bool(false))
         try expectJournaled(rig, "f-keyrole", reply)
         #expect(try rig.head() == headBefore)
+        // Nor for the admin naming itself in an agent's self-registration: the key is judged on the
+        // role the service knows the actor has, not on the one the payload names, and before the
+        // body's expectedVersion or any domain rule.
+        for (id, expectedVersion) in [("f-keyrole-self", nil), ("f-keyrole-self-version", 7)] as [(String, Int64?)] {
+            let asAgent = CommandBody(
+                id: id, type: "RegisterUser", actor: ServiceProcess.admin,
+                payload: [
+                    "userId": .string(ServiceProcess.admin), "username": "fselfadmin",
+                    "email": "fselfadmin@example.com", "role": "AGENT",
+                ],
+                expectedVersion: expectedVersion
+            ).json
+            reply = try rig.exchange(try rig.signedFrames(asAgent, key: agents))
+            expectRefusal(reply, "FORBIDDEN", "KEY_ROLE_NOT_PERMITTED", id: id)
+            try expectJournaled(rig, id, reply)
+        }
+        #expect(try rig.head() == headBefore)
 
         // The admin approves A through the service key.
         let approve = CommandBody(id: "f-approve-a", type: "ApproveAgent", actor: ServiceProcess.admin, payload: ["agentId": "f-agent-a"]).json

@@ -8,7 +8,9 @@ enum UserDecisions {
     static func register(_ c: RegisterUser, _ d: DecisionInput) throws(StrataError) -> Decision.Accepted {
         switch c.role {
         case .agent:
-            try d.permitByKey(.agent)
+            // Only a new user takes the role it registers with; an actor who is a user already
+            // has the role the service knows, whatever the payload names.
+            try d.permitByKey(d.state.users[d.actorId]?.role ?? .agent)
             guard d.actorId == c.userId else {
                 throw .forbidden(
                     "AGENT_SELF_REGISTRATION_ONLY", "agents register themselves: the actor must be \(c.userId)")
