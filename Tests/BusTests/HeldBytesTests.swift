@@ -1,26 +1,11 @@
 import Bus
 import Foundation
+import StrataTesting
 import Testing
 
 /// Replies routed with their bytes counted, on real sockets over loopback: counted while libzmq
 /// keeps them for a peer that does not read, and no longer once it has read them or has gone.
 @Suite struct HeldBytesTests {
-    /// A ROUTER that reports unroutable replies and a DEALER with room for one reply, connected;
-    /// the DEALER's routing id, learnt from a first message.
-    private func pair(_ context: ZMQContext) throws -> (router: ZMQSocket, dealer: ZMQSocket, peer: [UInt8]) {
-        let router = try ZMQSocket(context, .router)
-        try router.setHighWaterMarks(send: 2, receive: 0)
-        try router.reportUnroutable()
-        try router.bind("tcp://127.0.0.1:*")
-        let dealer = try ZMQSocket(context, .dealer)
-        try dealer.setHighWaterMarks(send: 0, receive: 1)
-        try dealer.connect(try router.lastEndpoint())
-        try dealer.send([[], Array("hello".utf8)])
-        #expect(try zmqPollReadable([router], timeoutMilliseconds: 5_000) == [0])
-        let peer = try #require(try router.receive(wait: false))[0]
-        return (router, dealer, peer)
-    }
-
     /// Routes replies of `size` bytes, each starting with its number, until the peer has taken
     /// none for half a second: the buffers between them are full, and libzmq keeps the rest.
     private func fill(_ router: ZMQSocket, _ peer: [UInt8], size: Int, held: HeldBytes) throws -> Int {
@@ -53,7 +38,7 @@ import Testing
     @Test(arguments: [64 * 1024, 1 << 20])
     func repliesAreCountedUntilThePeerReadsThemAndArriveWhole(size: Int) throws {
         let context = try ZMQContext()
-        let (router, dealer, peer) = try pair(context)
+        let (router, dealer, peer) = try RouterAndDealer(context, routerSendHighWaterMark: 2).sockets
         let held = HeldBytes()
         let sent = try fill(router, peer, size: size, held: held)
         #expect(sent >= 2, "\(sent) replies routed before the peer was full")
@@ -77,7 +62,7 @@ import Testing
 
     @Test func repliesHeldForAPeerThatGoesAreNoLongerCounted() throws {
         let context = try ZMQContext()
-        let (router, dealer, peer) = try pair(context)
+        let (router, dealer, peer) = try RouterAndDealer(context, routerSendHighWaterMark: 2).sockets
         let held = HeldBytes()
         let sent = try fill(router, peer, size: 1 << 20, held: held)
         #expect(held.bytes >= 1 << 20, "\(held.bytes) bytes held of \(sent) replies")

@@ -1,6 +1,7 @@
 import Bus
 import CZeroMQ
 import Foundation
+import StrataTesting
 import Testing
 
 /// Real libzmq sockets over loopback TCP on ports the OS picks.
@@ -109,15 +110,7 @@ struct ZMQSocketTests {
     /// a peer over its high-water mark (it does not read) and to one that is gone.
     @Test func aRouterReportsRepliesItCannotRoute() throws {
         let context = try ZMQContext()
-        let router = try ZMQSocket(context, .router)
-        try router.setHighWaterMarks(send: 2, receive: 0)
-        try router.reportUnroutable()
-        try router.bind("tcp://127.0.0.1:*")
-        let dealer = try ZMQSocket(context, .dealer)
-        try dealer.setHighWaterMarks(send: 0, receive: 1)
-        try dealer.connect(try router.lastEndpoint())
-        try dealer.send(frames("", "hello"))
-        let peer = try #require(try receive(router))[0]
+        let (router, dealer, peer) = try RouterAndDealer(context, routerSendHighWaterMark: 2).sockets
 
         // 1 MiB replies the dealer never reads: the router's queue and the buffers between
         // them fill within a few dozen, and the next is refused rather than waited for.

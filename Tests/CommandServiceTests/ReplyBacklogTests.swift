@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import StrataTesting
 import Testing
 
 @testable import CommandService
@@ -8,25 +9,9 @@ import Testing
 /// over loopback: kept in order up to the connection's budget and sent once it reads, dropped
 /// beyond the budget, and dropped when it has gone.
 @Suite struct ReplyBacklogTests {
-    /// A ROUTER that reports unroutable replies, with room for one, and a DEALER with room for
-    /// one, connected; the DEALER's routing id, learnt from a first message.
-    private func pair(_ context: ZMQContext) throws -> (router: ZMQSocket, dealer: ZMQSocket, peer: [UInt8]) {
-        let router = try ZMQSocket(context, .router)
-        try router.setHighWaterMarks(send: 1, receive: 0)
-        try router.reportUnroutable()
-        try router.bind("tcp://127.0.0.1:*")
-        let dealer = try ZMQSocket(context, .dealer)
-        try dealer.setHighWaterMarks(send: 0, receive: 1)
-        try dealer.connect(try router.lastEndpoint())
-        try dealer.send([[], Array("hello".utf8)])
-        #expect(try zmqPollReadable([router], timeoutMilliseconds: 5_000) == [0])
-        let peer = try #require(try router.receive(wait: false))[0]
-        return (router, dealer, peer)
-    }
-
     @Test func repliesKeptBackReachAClientThatReadsInOrderAndThoseOverTheBudgetAreDropped() throws {
         let context = try ZMQContext()
-        let (router, dealer, peer) = try pair(context)
+        let (router, dealer, peer) = try RouterAndDealer(context, routerSendHighWaterMark: 1).sockets
         var backlog = ReplyBacklog(held: HeldBytes())
         var drops: [ZMQSocket.Routed] = []
         // Replies of 64 KiB the client does not read fill the socket buffers and libzmq's queue,
@@ -59,7 +44,7 @@ import Testing
 
     @Test func repliesKeptForAClientThatHasGoneAreDropped() throws {
         let context = try ZMQContext()
-        let (router, dealer, peer) = try pair(context)
+        let (router, dealer, peer) = try RouterAndDealer(context, routerSendHighWaterMark: 1).sockets
         var backlog = ReplyBacklog(held: HeldBytes())
         var drops: [ZMQSocket.Routed] = []
         let reply = [UInt8](repeating: 0x20, count: 64 * 1024)
