@@ -252,7 +252,8 @@ struct AmortizationScheduleTests {
     // would pay 1, 1, 1 and leave the last installment −1 (remaining balances 1, 0, −1, 0).
     // The calculator keeps each principal within what is still owed instead: 1, 1, 0, 0.
     // (Reported as a gap in DOMAIN.md: the literal rule overshoots the balance for loans of
-    // up to about ₹13, e.g. 1,340 cents weekly over 12 months at 500 bp.)
+    // up to 1,430 cents, e.g. 1,340 cents weekly over 12 months at 500 bp, and 1,430 at 434 bp:
+    // its installment 51 would pay 36 of the 35 left and the last −1.)
     @Test func tinyPrincipalNeverOvershootsTheBalance() {
         expectSchedule(
             schedule(2, 300, 4, .monthly, .reducing, "2026-11-20"),
@@ -265,6 +266,10 @@ struct AmortizationScheduleTests {
         let weekly = schedule(1_340, 500, 12, .weekly, .reducing, "2026-11-20")
         #expect(weekly.allSatisfy { $0.principalCents >= 0 && $0.remainingBalanceCents >= 0 })
         #expect(weekly.reduce(0) { $0 + $1.principalCents } == 1_340)
+        let largest = schedule(1_430, 434, 12, .weekly, .reducing, "2026-11-20")
+        #expect(largest.allSatisfy { $0.principalCents >= 0 && $0.remainingBalanceCents >= 0 })
+        #expect(largest.suffix(2).map(\.principalCents) == [35, 0])
+        #expect(largest.reduce(0) { $0 + $1.principalCents } == 1_430)
     }
 
     // MARK: - Invariants
