@@ -329,6 +329,22 @@ struct ConfigurationTests {
             containing: "cannot read the config file \(dir.path)/b/strata.json: No such file or directory")
     }
 
+    /// A config file is read up to 16 MiB: a path named by mistake (`--config /dev/zero`) was read
+    /// until memory ran out. Valid JSON past the bound (an object and 17 MiB of spaces) is refused
+    /// by its size, where it was read whole and accepted.
+    @Test func aConfigFileLargerThanAnyIsRefusedBeforeItIsReadWhole() throws {
+        let dir = try ChildProcess.temporaryDirectory("strata-config")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.path + "/strata.json"
+        try (Array("{}".utf8) + [UInt8](repeating: 0x20, count: 17 << 20)).withUnsafeBytes {
+            try Data($0).write(to: URL(fileURLWithPath: path))
+        }
+        expectConfigurationError(
+            ["config": path],
+            containing: "cannot read the config file \(path): it holds more than 16 MiB, more than such a file "
+                + "ever does")
+    }
+
     /// The key file likewise (exit 2), while a missing one still says how to make one.
     @Test func anUnreadableKeyFileIsNamedWithItsCause() throws {
         try withTemporaryDirectory { dir in
