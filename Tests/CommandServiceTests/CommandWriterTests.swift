@@ -28,9 +28,13 @@ private func lendingBatch() -> [CommandWriter.Pending] {
     ]
 }
 
-private func stores() throws -> [any EventStore] {
+/// Runs `body` on the in-memory store, then on a SQLite store in a directory removed afterwards
+/// (each run of the suite left nine behind).
+private func withStores(_ body: (any EventStore) throws -> Void) throws {
     let directory = try ChildProcess.temporaryDirectory("writer")
-    return [InMemoryEventStore(clock: clock), try SQLiteEventStore(path: directory.appendingPathComponent("events.db").path, clock: clock)]
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try body(InMemoryEventStore(clock: clock))
+    try body(SQLiteEventStore(path: directory.appendingPathComponent("events.db").path, clock: clock))
 }
 
 /// Loan L1 rejected by a write straight to the store, which the writer's cache does not see.
@@ -50,7 +54,7 @@ private func types(_ reply: CommandReply) -> [String]? {
 @Suite("Command writer")
 struct CommandWriterTests {
     @Test func aBatchIsDecidedInOrderAndCommittedTogether() throws {
-        for store in try stores() {
+        try withStores { store in
             try bootstrap(store)
             let writer = try CommandWriter(store: store, clock: clock)
             let committed = writer.process(lendingBatch())
@@ -68,7 +72,7 @@ struct CommandWriterTests {
     /// A cache far smaller than what one batch touches: the batch is still decided in order,
     /// each command seeing the uncommitted ones before it, and the next batch folds afresh.
     @Test func aBatchLargerThanTheCacheIsDecidedAgainstItsOwnDecisions() throws {
-        for store in try stores() {
+        try withStores { store in
             try bootstrap(store)
             let writer = try CommandWriter(store: store, clock: clock, cacheCapacity: 2)
             let committed = writer.process(lendingBatch())
@@ -91,7 +95,7 @@ struct CommandWriterTests {
     }
 
     @Test func retriesAreAnsweredFromTheJournal() throws {
-        for store in try stores() {
+        try withStores { store in
             try bootstrap(store)
             let writer = try CommandWriter(store: store, clock: clock)
             let first = writer.process(lendingBatch())
@@ -113,7 +117,7 @@ struct CommandWriterTests {
     }
 
     @Test func refusalsAreJournaledAndAnsweredAsDuplicates() throws {
-        for store in try stores() {
+        try withStores { store in
             try bootstrap(store)
             let writer = try CommandWriter(store: store, clock: clock)
             let refused = pending("c1", actor: "admin-1", .approveLoan(ApproveLoan(loanId: "nope")))
@@ -134,7 +138,7 @@ struct CommandWriterTests {
     /// on the commands thread: INVALID naming its field beside every other problem, and
     /// journaled, so the same body again is a duplicate of that refusal.
     @Test func aNumberThePayloadCannotHoldIsInvalidAndJournaled() throws {
-        for store in try stores() {
+        try withStores { store in
             try bootstrap(store)
             let writer = try CommandWriter(store: store, clock: clock)
             let bytes = Array(
@@ -148,7 +152,7 @@ struct CommandWriterTests {
             let first = writer.process([sent])
             guard case .refused(let id, false, let error) = first.replies[0].reply else {
                 Issue.record("\(first.replies[0].reply)")
-                continue
+                return
             }
             #expect(id == "n1" && error.code == .invalid && error.reason == "ABOVE_MAXIMUM")
             #expect(
@@ -166,7 +170,7 @@ struct CommandWriterTests {
     }
 
     @Test func aNewWriterFoldsStateFromTheStore() throws {
-        for store in try stores() {
+        try withStores { store in
             try bootstrap(store)
             _ = try CommandWriter(store: store, clock: clock).process(Array(lendingBatch().prefix(4)))
             let restarted = try CommandWriter(store: store, clock: clock)
@@ -182,7 +186,7 @@ struct CommandWriterTests {
     /// Someone wrote behind the writer's back: its cached versions are stale, the store
     /// refuses with CONFLICT, and the writer folds afresh for the next batch.
     @Test func aStaleCacheIsCaughtByTheStoreAndRebuilt() throws {
-        for store in try stores() {
+        try withStores { store in
             try bootstrap(store)
             let writer = try CommandWriter(store: store, clock: clock)
             _ = writer.process(Array(lendingBatch().prefix(4)))
@@ -202,6 +206,7 @@ struct CommandWriterTests {
         let storeClock = FixedClock(Timestamp("2026-11-20T10:00:07.000Z")!)
         let writerClock = FixedClock(Timestamp("2026-11-20T10:00:00.000Z")!)
         let directory = try ChildProcess.temporaryDirectory("writer-instants")
+        defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("events.db").path
         for store in [InMemoryEventStore(clock: storeClock), try SQLiteEventStore(path: path, clock: storeClock)]
             as [any EventStore]
@@ -330,7 +335,7 @@ struct CommandWriterTests {
     /// the batch made every command that shared one with such a command INTERNAL, at each of
     /// its retries.
     @Test func aStreamThatCannotBeReadRefusesOnlyTheCommandsThatReadIt() throws {
-        for store in try stores() {
+        try withStores { store in
             try bootstrap(store)
             let request = pending(
                 "c7", actor: "agent-7",
