@@ -61,13 +61,7 @@ extension ZMQSocket {
         precondition(kind == .router, "a ROUTER routes a routing id and a message")
         guard var message = Self.heldMessage(body, held) else { return try route([routingId, [], body]) }
         defer { zmq_msg_close(&message) }
-        do throws(ZMQError) {
-            return try send(routingId: routingId, message: &message) ? .sent : .peerFull
-        } catch where error.code == EHOSTUNREACH {
-            return .peerGone
-        } catch {
-            throw error
-        }
+        return try Self.routed { () throws(ZMQError) in try send(routingId: routingId, message: &message) }
     }
 
     /// A message whose data is `body` copied into memory of its own, counted in `held`; nil
@@ -104,11 +98,7 @@ extension ZMQSocket {
     /// when it is sent; the caller closes it either way (a sent message is left empty).
     private func send(routingId: [UInt8], message: inout zmq_msg_t) throws(ZMQError) -> Bool {
         guard try send([routingId, []], wait: false, more: true) else { return false }
-        while zmq_msg_send(&message, handle, 0) < 0 {
-            let code = zmq_errno()
-            // Once the routing id is queued, libzmq queues the rest of the message whole.
-            if code != EINTR { throw ZMQError("zmq_msg_send", code: code) }
-        }
-        return true
+        // Once the routing id is queued, libzmq queues the rest of the message whole.
+        return try retrying("zmq_msg_send") { zmq_msg_send(&message, handle, 0) }
     }
 }

@@ -25,8 +25,14 @@ extension ZMQSocket {
     /// on a ROUTER made to report them (`reportUnroutable`).
     public func route(_ frames: [[UInt8]]) throws(ZMQError) -> Routed {
         precondition(kind == .router && frames.count >= 2, "a ROUTER routes a routing id and a message")
+        return try Self.routed { () throws(ZMQError) in try send(frames, wait: false) }
+    }
+
+    /// What became of a send that returns false on EAGAIN: a full peer, and EHOSTUNREACH a gone
+    /// one; any other error is thrown.
+    static func routed(_ sending: () throws(ZMQError) -> Bool) throws(ZMQError) -> Routed {
         do throws(ZMQError) {
-            return try send(frames, wait: false) ? .sent : .peerFull
+            return try sending() ? .sent : .peerFull
         } catch where error.code == EHOSTUNREACH {
             return .peerGone
         } catch {

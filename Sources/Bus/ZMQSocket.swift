@@ -161,7 +161,7 @@ public final class ZMQSocket {
     }
 
     /// Runs a send or receive: true when it happened, false on EAGAIN, retrying on EINTR.
-    private func retrying(_ operation: String, _ call: () -> Int32) throws(ZMQError) -> Bool {
+    func retrying(_ operation: String, _ call: () -> Int32) throws(ZMQError) -> Bool {
         while call() < 0 {
             let code = zmq_errno()
             if code == EAGAIN { return false }

@@ -103,9 +103,7 @@ public struct CheckpointKey: Sendable, Equatable, CustomStringConvertible {
     /// by a Windows editor starts with a byte order mark, which is no part of the key: it is
     /// read past, as in the key file, where it made the copy "not a public key".
     public static func publicKey(fromText text: String) -> [UInt8]? {
-        var scalars = Substring(text).unicodeScalars
-        if scalars.first == "\u{FEFF}" { scalars.removeFirst() }
-        let trimmed = String(scalars).trimmingASCIIWhitespace()
+        let trimmed = ByteOrderMark.removed(from: text).trimmingASCIIWhitespace()
         return SignedCheckpoint.lowercaseHex(trimmed.lowercased(), bytes: CheckpointKey.publicKeyBytes)
     }
 }

@@ -15,24 +15,25 @@ enum EarlierHistory {
     /// places has applied some. A store that cannot be read is left to the caller's own open,
     /// which says what is wrong with it.
     static func requireNone(_ configuration: Configuration) throws {
-        guard storeIsEmpty(configuration.eventStorePath) else { return }
+        guard let store = emptiness(of: configuration.eventStorePath) else { return }
         for (name, path) in [("readmodels", configuration.readModelsPath), ("audit", configuration.auditPath)] {
             guard let snapshot = try? ProjectionSnapshot(path: path), snapshot.checkpoint > 0 else { continue }
-            let store = FileManager.default.fileExists(atPath: configuration.eventStorePath) ? "holds no event" : "is missing"
             throw CommandFailure.problem(
                 "refused: \(configuration.eventStorePath) \(store), but \(path) (\(name)) has applied events up to "
                     + "position \(snapshot.checkpoint): the store was emptied, removed or replaced. Restore it from a "
-                    + "backup (strata restore), or, to begin a new history on purpose, move the projection files away first")
+                    + "backup (strata restore), or, to begin a new history on purpose, move the projection files "
+                    + "away first")
         }
     }
 
-    /// Whether the store at `path` holds no event: missing, empty, or opened with its head at 0.
-    private static func storeIsEmpty(_ path: String) -> Bool {
+    /// How the store at `path` holds no event ("is missing", "holds no event": empty, or opened
+    /// with its head at 0); nil when it holds some or cannot be told.
+    private static func emptiness(of path: String) -> String? {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
-            return !FileManager.default.fileExists(atPath: path)
+            return FileManager.default.fileExists(atPath: path) ? nil : "is missing"
         }
-        if (attributes[.size] as? NSNumber)?.intValue == 0 { return true }
-        guard let store = try? SQLiteEventStore(readingAt: path), let head = try? store.head() else { return false }
-        return head == 0
+        if (attributes[.size] as? NSNumber)?.intValue == 0 { return "holds no event" }
+        guard let store = try? SQLiteEventStore(readingAt: path), let head = try? store.head() else { return nil }
+        return head == 0 ? "holds no event" : nil
     }
 }

@@ -9,4 +9,11 @@ public enum ByteOrderMark {
     public static func length(at bytes: some Collection<UInt8>) -> Int {
         bytes.starts(with: utf8) ? utf8.count : 0
     }
+
+    /// `text` without a mark at its start (a file read as text).
+    public static func removed(from text: String) -> String {
+        var scalars = Substring(text).unicodeScalars
+        if scalars.first == "\u{FEFF}" { scalars.removeFirst() }
+        return String(scalars)
+    }
 }
