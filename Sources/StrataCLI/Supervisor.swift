@@ -14,6 +14,8 @@ import Synchronization
 final class Supervisor: Sendable {
     struct Child: Sendable {
         let name: String
+        /// The `process` label of its metrics: in its own file, and in `up`'s (`SupervisorMetrics`).
+        let process: String
         let arguments: [String]
         /// When it stops on its own with a problem, everything stops.
         let isEssential: Bool
@@ -38,13 +40,15 @@ final class Supervisor: Sendable {
     private let executable: String
     private let logger: Logger
     private let children: [Child]
+    private let metrics: SupervisorMetrics?
     private let stopRequested = Atomic<Bool>(false)
     private let killRequested = Atomic<Bool>(false)
 
-    init(executable: String, logger: Logger, children: [Child]) {
+    init(executable: String, logger: Logger, children: [Child], metrics: SupervisorMetrics? = nil) {
         self.executable = executable
         self.logger = logger
         self.children = children
+        self.metrics = metrics
     }
 
     /// Asks each child to stop (SIGTERM), waiting `stopGraceSeconds` before killing it.
@@ -180,6 +184,7 @@ final class Supervisor: Sendable {
             scheduleRestart(index, &states)
         } else {
             states[index].readyPipe = ready?.read
+            metrics?.setRunning(index, true)
         }
     }
 
@@ -187,6 +192,7 @@ final class Supervisor: Sendable {
     private func reaped(_ index: Int, _ states: inout [Running]) {
         states[index].pid = nil
         states[index].isReady = false
+        metrics?.setRunning(index, false)
         if let pipe = states[index].readyPipe { close(pipe) }
         states[index].readyPipe = nil
     }
@@ -244,6 +250,7 @@ final class Supervisor: Sendable {
     }
 
     private func scheduleRestart(_ index: Int, _ states: inout [Running]) {
+        metrics?.restartScheduled(index)
         states[index].startAt = .now + .seconds(states[index].backoff)
         states[index].backoff = min(states[index].backoff * 2, Self.maximumBackoffSeconds)
     }

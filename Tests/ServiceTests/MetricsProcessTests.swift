@@ -354,7 +354,7 @@ import Workloads
         }
         let head = try SQLiteEventStore(readingAt: data.appendingPathComponent("events.db").path).head()
 
-        let names = ["serve", "readmodels", "audit"]
+        let names = ["serve", "readmodels", "audit", "up"]
         var files: [String: Exposition] = [:]
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
@@ -366,13 +366,17 @@ import Workloads
             let caughtUp = ["readmodels", "audit"].allSatisfy {
                 files[$0]?.value("strata_projection_position", ["projection": $0]) == Double(head)
             }
-            if files.count == 3 && caughtUp { break }
+            if files.count == 4 && caughtUp { break }
             usleep(100_000)
         }
-        #expect(files.count == 3, "\(up.log)")
+        #expect(files.count == 4, "\(up.log)")
         #expect(files["serve"]?.value("strata_head_position") == Double(head))
-        for (name, process) in zip(names, ["serve", "project-readmodels", "project-audit"]) {
+        for (name, process) in zip(names, ["serve", "project-readmodels", "project-audit", "up"]) {
             #expect(files[name]?.value("strata_process_start_time_seconds", ["process": process]) != nil)
+        }
+        for process in ["serve", "project-readmodels", "project-audit"] {
+            #expect(files["up"]?.value("strata_up_child_running", ["process": process]) == 1, "\(process)")
+            #expect(files["up"]?.value("strata_up_child_restarts_total", ["process": process]) == 0, "\(process)")
         }
         var series: Set<String> = []
         var described: [String: String] = [:]
@@ -390,6 +394,61 @@ import Workloads
         }
         up.send(signal: SIGINT)
         #expect(up.waitForExit(timeout: 60) == 0, "\(up.log)")
+    }
+
+    /// `up.prom` says which children run and how often each was started again: a projector killed
+    /// outright shows as down, then counted as restarted and running again; at a stop, all are down.
+    /// Before, nothing did: the killed projector's own file went on showing its last figures.
+    @Test func upCountsAChildThatCrashedAndWasStartedAgain() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-metrics-up-restart")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let directory = data.appendingPathComponent("textfile")
+        let endpoints = try ["commands", "events", "history"].map {
+            ("--\($0)", "tcp://127.0.0.1:\(try freeLoopbackPort())")
+        }
+        let up = try StrataProcess(
+            ["up", "--data", data.path, "--key", ServiceProcess.Keys.service, "--metrics-dir", directory.path]
+                + ["--metrics-interval", "0.1"] + endpoints.flatMap { [$0.0, $0.1] })
+        defer { up.stop() }
+        try up.waitForLine(containing: "project-audit: ready ")
+        let path = directory.appendingPathComponent("up.prom").path
+        func waitFor(_ what: String, _ condition: (Exposition) -> Bool) throws -> Exposition {
+            let deadline = Date().addingTimeInterval(30)
+            var last = try readExposition(path)
+            while !condition(last) && Date() < deadline {
+                usleep(50_000)
+                last = try readExposition(path)
+            }
+            #expect(condition(last), "\(what): \(last.samples)\n\(up.log)")
+            return last
+        }
+        let audit = ["process": "project-audit"]
+        _ = try waitFor("all running") { file in
+            ["serve", "project-readmodels", "project-audit"].allSatisfy {
+                file.value("strata_up_child_running", ["process": $0]) == 1
+            }
+        }
+        let started = try #require(
+            up.log.split(separator: "\n").last { $0.contains("started audit (pid ") }?
+                .split(separator: "(pid ").last?.prefix { $0.isNumber })
+        let pid = try #require(pid_t(String(started)))
+        #expect(kill(pid, SIGKILL) == 0)
+        // Started again after 1 s: down meanwhile, written every 0.1 s.
+        _ = try waitFor("audit down") { $0.value("strata_up_child_running", audit) == 0 }
+        let again = try waitFor("audit restarted") {
+            $0.value("strata_up_child_running", audit) == 1 && $0.value("strata_up_child_restarts_total", audit) == 1
+        }
+        #expect(again.value("strata_up_child_restarts_total", ["process": "project-readmodels"]) == 0)
+        #expect(again.value("strata_up_child_running", ["process": "serve"]) == 1)
+
+        up.send(signal: SIGINT)
+        #expect(up.waitForExit(timeout: 60) == 0, "\(up.log)")
+        let last = try readExposition(path)
+        for process in ["serve", "project-readmodels", "project-audit"] {
+            #expect(last.value("strata_up_child_running", ["process": process]) == 0, "\(process)")
+        }
+        #expect(last.value("strata_up_child_restarts_total", audit) == 1)
     }
 
     @Test func badObservabilityOptionsAreUsageErrors() throws {

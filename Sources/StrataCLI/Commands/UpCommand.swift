@@ -9,7 +9,8 @@ enum UpCommand {
             + ServeCommand.Tuning.options + [
             OptionSpec(
                 "metrics-dir", value: "DIR",
-                help: "Each process writes its metrics to DIR/serve.prom, DIR/readmodels.prom, DIR/audit.prom."),
+                help: "Each process writes its metrics to DIR/serve.prom, DIR/readmodels.prom, DIR/audit.prom; up its own "
+                    + "to DIR/up.prom."),
             Observability.intervalOption, Observability.logLevelOption,
             OptionSpec("print-services", help: "Print the processes it would start, one JSON line each, and exit."),
         ],
@@ -41,7 +42,9 @@ enum UpCommand {
             a closed terminal leaves everything running.
 
             --metrics-dir DIR (created if missing) gives each child its own --metrics-file in DIR, a
-            directory node_exporter's textfile collector can read as it is; --metrics-interval and
+            directory node_exporter's textfile collector can read as it is, and up writes DIR/up.prom:
+            strata_up_child_running (1 or 0) and strata_up_child_restarts_total of each child, labelled
+            process="serve", "project-readmodels" or "project-audit"; --metrics-interval and
             --log-level are passed to every child; --checkpoint-key, --publisher-hwm,
             --checkpoint-interval and --max-store-bytes to serve, as `strata serve --help` describes
             them (--max-store-bytes caps events.db: past it commands are answered INTERNAL). A value
@@ -75,12 +78,21 @@ enum UpCommand {
         try ServeCommand.requireServiceCopy(ServeCommand.readKeyFile(configuration.keysFile), configuration.keysFile)
         _ = try configuration.signingKey(for: .history)
 
+        // up's own file beside its children's: which of them run, and how often each was restarted.
+        let own = Observability(
+            metricsFile: arguments.value("metrics-dir").map { $0 + "/up.prom" },
+            metricsIntervalSeconds: observability.metricsIntervalSeconds, logLevel: observability.logLevel)
         if let metricsDirectory = arguments.value("metrics-dir") {
             try Directories.create(metricsDirectory, "the metrics directory")
+            try own.requireMetricsFileApart(configuration, arguments, environment)
         }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         let logger = observability.logger(label: "up")
-        let supervisor = Supervisor(executable: executable, logger: logger, children: children)
+        let registry = own.registry(process: "up")
+        let metrics = registry.map { SupervisorMetrics(registry: $0, processes: children.map(\.process)) }
+        let metricsFile = try own.startMetricsFile(registry, logger: logger)
+        defer { metricsFile?.stop() }
+        let supervisor = Supervisor(executable: executable, logger: logger, children: children, metrics: metrics)
         let signals = ShutdownSignals(
             onFirst: { signal in
                 logger.info("stopping (signal \(signal)): asking every process to stop")
@@ -132,13 +144,14 @@ enum UpCommand {
         let projectorOptions = passed(shared + ["key"]) + watched
         func projector(_ name: String) -> Supervisor.Child {
             .init(
-                name: name, arguments: ["project", name] + projectorOptions + metricsFile(name), isEssential: false,
+                name: name, process: "project-\(name)",
+                arguments: ["project", name] + projectorOptions + metricsFile(name), isEssential: false,
                 exitMeanings: projectorExits)
         }
         return [
             .init(
-                name: "serve", arguments: ["serve"] + serveOptions, isEssential: true, reportsReady: true,
-                exitMeanings: serveExits),
+                name: "serve", process: "serve", arguments: ["serve"] + serveOptions, isEssential: true,
+                reportsReady: true, exitMeanings: serveExits),
             projector("readmodels"),
             projector("audit"),
         ]
