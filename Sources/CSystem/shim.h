@@ -1,4 +1,4 @@
-// What Swift's Glibc module leaves out: mallopt and its parameters, naming a thread, setting
+// What Swift's Glibc module leaves out: mallopt and its parameters, malloc_trim, naming a thread, setting
 // a thread's own priority, and asking for a signal when the parent ends.
 #include <errno.h>
 #include <malloc.h>

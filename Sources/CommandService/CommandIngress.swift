@@ -17,6 +17,9 @@ final class CommandIngress {
     /// The largest frame libzmq accepts at all: bodies up to 1 MiB are answered TOO_LARGE,
     /// larger ones are dropped with their connection.
     static let maximumFrameBytes: Int64 = 1024 * 1024 + 4096
+    /// Requests libzmq reads ahead from one connection: as many as `strata send` keeps in flight.
+    /// It was 10,000, and 16 connections that sent without end held 190 MiB here.
+    static let receiveHighWaterMark: Int32 = 1000
 
     private let router: ZMQSocket
     private let replies: ZMQSocket
@@ -27,8 +30,13 @@ final class CommandIngress {
     private let control: ServerControl
     private let clock: any WallClock
     private let metrics: ServiceMetrics?
-    /// Refusals counted since the last hand-over to `metrics` (one per burst).
+    /// Refusals counted since the last hand-over to `metrics` (one per burst), and those of them
+    /// not answered (`CommandReplyHold`).
     private var refusals: [StrataError.Code: Int] = [:]
+    private var unanswered = 0
+    /// The replies libzmq holds, and what follows when clients leave too many unread.
+    private var hold = CommandReplyHold()
+    private var reportedHeld = 0
     let endpoint: String
 
     init(
@@ -40,8 +48,11 @@ final class CommandIngress {
         router = try control.clientFacingSocket(.router, lingerMilliseconds: 2000)
         try router.setMaximumMessageSize(Self.maximumFrameBytes)
         // Room for a pipelined client's whole burst of replies: a ROUTER drops, rather
-        // than blocks, what is over a peer's high-water mark.
-        try router.setHighWaterMarks(send: 100_000, receive: 10_000)
+        // than blocks, what is over a peer's high-water mark. What libzmq has read from a
+        // connection and this thread has not (while the writer is behind) waits in memory, about
+        // a kilobyte a request: past `receiveHighWaterMark` it stops reading the connection, and
+        // the rest waits in the client's queue and TCP's, where it costs this process nothing.
+        try router.setHighWaterMarks(send: 100_000, receive: Self.receiveHighWaterMark)
         try router.bind(endpoint)
         self.endpoint = try router.lastEndpoint()
         replies = try ZMQSocket(control.context, .pull)
@@ -74,6 +85,7 @@ final class CommandIngress {
             // an UNAVAILABLE never overtakes an earlier command's reply.
             gate.keys.follow()
             gate.refresh()
+            watchHold()
             let readRequests = !queueClosed && queue.hasRoom
             let ready = try zmqPollReadable(readRequests ? [replies, router] : [replies], timeoutMilliseconds: 50)
             if ready.contains(0) { writerDone = try forwardReplies() }
@@ -89,9 +101,21 @@ final class CommandIngress {
     private func forwardReplies() throws(ZMQError) -> Bool {
         while let message = try replies.receive(wait: false) {
             if message.count == 1 { return true }
-            try router.send(message)
+            // A peer over its high-water mark, or gone, loses its reply, as a ROUTER does.
+            _ = try router.route(message[0], body: message[2], counting: hold.held)
         }
         return false
+    }
+
+    /// The held replies' gauge, the memory handed back once they are let go, and the log line
+    /// about refusals left unanswered meanwhile.
+    private func watchHold() {
+        if let line = hold.turn(at: .now) { control.logger.warning(line) }
+        let heldNow = hold.held.bytes
+        if heldNow != reportedHeld {
+            metrics?.heldCommandReplies(heldNow)
+            reportedHeld = heldNow
+        }
     }
 
     private func admitWaiting() throws(ZMQError) {
@@ -107,8 +131,9 @@ final class CommandIngress {
 
     private func countRefusals() {
         guard !refusals.isEmpty else { return }
-        metrics?.refusedAtGate(refusals)
+        metrics?.refusedAtGate(refusals, unanswered: unanswered)
         refusals.removeAll()
+        unanswered = 0
     }
 
     /// After the writer is done: every request still waiting gets its gate refusal or
@@ -119,7 +144,8 @@ final class CommandIngress {
         while DispatchTime.now() < deadline, let frames = try router.receive(wait: false, copying: RequestGate.frameCount) {
             guard let arrival = admit(frames) else { continue }
             if case .command = arrival { refusals[.unavailable, default: 0] += 1 }
-            try router.send(Self.unavailable(arrival))
+            let reply = Self.unavailable(arrival)
+            _ = try router.route(reply[0], body: reply[2], counting: hold.held)
         }
         countRefusals()
     }
@@ -132,6 +158,10 @@ final class CommandIngress {
             return nil
         case .failure(let refused)?:
             refusals[refused.error.code, default: 0] += 1
+            if hold.leavesRefusalUnanswered() {
+                unanswered += 1
+                return nil
+            }
             if control.logger.isEnabled(.debug) {
                 let error = refused.error
                 control.logger.debug(

@@ -21,6 +21,8 @@ public final class ServiceMetrics: Sendable {
     private let historyDropped: MetricSet.Counter
     private let historyAnswered: MetricSet.Counter
     private let historyHeld: MetricSet.Gauge
+    private let commandsHeld: MetricSet.Gauge
+    private let refusalsUnanswered: MetricSet.Counter
 
     /// Commands per group commit: up to the writer's batch limit (2,000 by default).
     public static let batchBuckets: [Double] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000]
@@ -85,6 +87,20 @@ public final class ServiceMetrics: Sendable {
                 help: "Bytes of history replies handed to libzmq and not yet written to their connections: clients "
                     + "that stopped reading hold them. Past 64 MiB, pages shrink to 64 KiB.")
         }
+        (commandsHeld, refusalsUnanswered) = registry.update { metrics in
+            (
+                metrics.gauge(
+                    "strata_command_replies_held_bytes",
+                    help: "Bytes of replies on the commands endpoint handed to libzmq and not yet written to their "
+                        + "connections: clients that stopped reading hold them. Past 16 MiB, refusals at the gate "
+                        + "go unanswered."),
+                metrics.counter(
+                    "strata_requests_unanswered_total",
+                    help: "Requests on the commands endpoint refused before the writer and not answered, as 16 MiB "
+                        + "of replies waited for clients that do not read (counted in strata_requests_refused_total "
+                        + "too).")
+            )
+        }
     }
 
     static let droppedReasons = ["peer_full", "peer_gone"]
@@ -133,14 +149,21 @@ public final class ServiceMetrics: Sendable {
         }
     }
 
-    /// Refusals the gate wrote (or UNAVAILABLE while stopping), counted per burst of requests.
-    func refusedAtGate(_ counts: [StrataError.Code: Int]) {
+    /// Refusals the gate wrote (or UNAVAILABLE while stopping), counted per burst of requests,
+    /// and how many of them were not sent (`CommandReplyHold`).
+    func refusedAtGate(_ counts: [StrataError.Code: Int], unanswered: Int) {
         guard !counts.isEmpty else { return }
         registry.update { metrics in
             for (code, count) in counts {
                 metrics.add(gateRefusals, Double(count), labels: [CommandOutcomeLabel.refused(code).label])
             }
+            metrics.add(refusalsUnanswered, Double(unanswered))
         }
+    }
+
+    /// The bytes of command replies libzmq holds now (`HeldBytes`).
+    func heldCommandReplies(_ bytes: Int) {
+        registry.update { $0.set(commandsHeld, Double(bytes)) }
     }
 }
 
