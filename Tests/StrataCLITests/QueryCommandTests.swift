@@ -198,6 +198,14 @@ let queryCases: [QueryCase] = [
         [{"actor":"admin-1","code":"NOT_FOUND","command_id":"approve-L9","command_type":"ApproveLoan","details":null,"key_id":"svc","message":"no loan L9","reason":"LOAN_NOT_FOUND","recorded_at":"2026-03-03T10:00:00.000Z"}]
         """#),
     QueryCase(["refusals", "--until", "2026-03-01"], "[]"),
+    // A command type in any case, as audit's event types: the journal names a known type as the
+    // domain spells it, and any other as UnknownCommand.
+    QueryCase(
+        ["refusals", "--type", "approveloan"],
+        #"""
+        [{"actor":"admin-1","code":"NOT_FOUND","command_id":"approve-L9","command_type":"ApproveLoan","details":null,"key_id":"svc","message":"no loan L9","reason":"LOAN_NOT_FOUND","recorded_at":"2026-03-03T10:00:00.000Z"}]
+        """#),
+    QueryCase(["refusals", "--type", "unknowncommand"], "[]"),
 ]
 
 /// The known history, written once for the whole suite (the queries only read it) and
@@ -416,6 +424,7 @@ struct QueryCommandTests {
         (["query", "audit", "--code", "INVALID"], "query audit has no --code filter"),
         (["query", "audit", "--action", "APPROVE_LAON"], "--action must be one of REGISTER_USER, APPROVE_AGENT"),
         (["query", "audit", "--type", "LoanAproved"], "--type must be one of AccountOpened, AccountStatusChanged"),
+        (["query", "refusals", "--type", "ApproveLaon"], "--type must be one of ApproveAgent, ApproveCashout"),
         (
             ["query", "audit", "--since", "2026-03-02", "--until", "2026-03-01"],
             "--since 2026-03-02T00:00:00.000Z is after --until 2026-03-01T23:59:59.999Z"

@@ -1,3 +1,4 @@
+import Domain
 import Events
 import Projections
 import StrataCore
@@ -246,7 +247,8 @@ extension NamedQuery {
                 """,
             fixed: ["outcome = 'refused'"],
             filters: [
-                .exact("actor", "actor"), .exact("type", "command_type"),
+                .exact("actor", "actor"),
+                QueryFilter(option: "type", kind: .name(journaledTypes), condition: "command_type = :type"),
                 .code("code", "json_extract(result, '$.error.code')", journaledRefusals),
                 .exact("reason", "json_extract(result, '$.error.reason')"), .exact("key", "key_id"),
             ] + QueryFilter.instants("recorded_at"),
@@ -260,6 +262,10 @@ extension NamedQuery {
     static let journaledRefusals: [String] = [
         StrataError.Code.invalid, .forbidden, .notFound, .conflict, .rejected,
     ].map(\.rawValue)
+
+    /// The command types the journal names: each known type as the domain spells it, and
+    /// UnknownCommand for a body whose type is none of them.
+    static let journaledTypes: [String] = (Command.types + ["UnknownCommand"]).sorted()
 
     /// Whether it reads the store's journal rather than a projection file.
     var readsTheJournal: Bool { file == "events" }
