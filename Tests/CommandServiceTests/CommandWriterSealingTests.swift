@@ -244,4 +244,25 @@ struct CommandWriterSealingTests {
         ]).replies
         #expect(replies.map { reason($0.reply) } == ["EMAIL_TAKEN", "EMAIL_TAKEN", nil])
     }
+
+    /// An email may begin as the sealed form does (`pd1.`): it is clear all the same, and as
+    /// taken as any other, both as decided and when the writer starts again.
+    @Test func anEmailThatBeginsLikeASealedValueIsTakenToo() throws {
+        let files = try Files()
+        defer { try? FileManager.default.removeItem(at: files.directory) }
+        let store = try files.bootstrappedStore()
+        func register(_ id: String, _ user: String, _ username: String) -> CommandWriter.Pending {
+            pending(
+                id, actor: user,
+                .registerUser(
+                    RegisterUser(userId: user, username: username, email: "pd1.ravi@example.com", role: .agent)))
+        }
+        let writer = try CommandWriter(store: store, clock: clock, sealer: try files.sealer())
+        #expect(writer.process([register("p1", "agent-7", "ravi")]).replies.map { reason($0.reply) } == [nil])
+        #expect(
+            writer.process([register("p2", "agent-8", "ravi8")]).replies.map { reason($0.reply) } == ["EMAIL_TAKEN"])
+        let restarted = try CommandWriter(store: store, clock: clock, sealer: try files.sealer())
+        #expect(
+            restarted.process([register("p3", "agent-9", "ravi9")]).replies.map { reason($0.reply) } == ["EMAIL_TAKEN"])
+    }
 }

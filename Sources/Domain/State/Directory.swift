@@ -37,7 +37,7 @@ public struct Directory: Sendable, Hashable {
         switch event {
         case .userRegistered(let e):
             usernames[e.username.lowercased()] = e.userId
-            if !e.email.isSealed, e.email != .erased {
+            if !Self.isSealed(e.email), e.email != .erased {
                 emails[emailKey.make(FieldRules.normalizedEmail(e.email.value))] = e.userId
             }
         case .invoiceCreated(let e):
@@ -47,6 +47,13 @@ public struct Directory: Sendable, Hashable {
         default:
             break
         }
+    }
+
+    /// Whether an email is in the sealed form rather than clear. The prefix alone does not say:
+    /// `pd1.ravi@example.com` is an email, which must be as taken as any other. The sealed form
+    /// is the prefix, a key id and base64url, none of which holds an `@`, which every email has.
+    private static func isSealed(_ email: PersonalData) -> Bool {
+        email.isSealed && !email.value.utf8.contains(UInt8(ascii: "@"))
     }
 
     public static func == (a: Directory, b: Directory) -> Bool {
