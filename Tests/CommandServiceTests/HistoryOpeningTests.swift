@@ -85,4 +85,40 @@ struct HistoryOpeningTests {
         }
         #expect(error.code == .internal && error.reason == "PERSONAL_DATA_UNREADABLE", "\(error)")
     }
+
+    /// Only the catalog's personal fields are opened. Free text that merely begins as the sealed
+    /// form does (an invoice's notes, a line's description), even with a real key's id, is no
+    /// personal data: it is neither opened nor a reason to refuse the page, which every later
+    /// request from that position, a projector's away from the service included, would meet.
+    @Test func freeTextThatBeginsLikeASealedValueIsNotOpened() throws {
+        let sealed = try Sealed()
+        defer { sealed.remove() }
+        let account = try #require(sealed.events.last)
+        let accountData = String(decoding: account.data, as: UTF8.self)
+        let keyId = try #require(accountData.firstRange(of: "pd1.account:").map { range in
+            accountData[range.lowerBound...].dropFirst(4).prefix { $0 != "." }
+        })
+        let store = try SQLiteEventStore(
+            path: sealed.directory.appendingPathComponent("events.db").path, clock: FixedClock())
+        let writer = try CommandWriter(
+            store: store, clock: FixedClock(),
+            sealer: try PersonalDataSealer(store: SubjectKeyStore(writingAt: sealed.keysPath)))
+        let day = LocalDate("2026-11-20")!
+        let invoice = CreateInvoice(
+            invoiceId: "I1", customer: InvoiceCustomer(partyId: "P1", name: "Suresh Traders"),
+            issueDate: day, dueDate: day,
+            lines: [
+                InvoiceLineRequest(
+                    description: "pd1.\(keyId).AAAA", quantityMilli: 1000, unitPriceCents: 500, taxRateBp: 0)
+            ],
+            notes: "pd1.see the order of 12 November")
+        let committed = writer.process([pending("i1", actor: "agent-7", .createInvoice(invoice))])
+        let created = try #require(committed.events.last)
+        #expect(created.type == InvoiceCreated.eventType)
+        let opened = try HistoryResponder.opened(
+            sealed.events + committed.events, with: PersonalDataOpener(keyStorePath: sealed.keysPath)
+        ).get()
+        #expect(opened[String(created.position)] == .object(["/customer/name": "Suresh Traders"]), "\(opened)")
+        #expect(opened[String(account.position)]?["/name"] == "Lakshmi Narayan", "\(opened)")
+    }
 }
