@@ -237,12 +237,21 @@ public final class ProjectionDatabase {
         }
     }
 
+    /// Tries again a truncation that readers held back (`truncateAfterErasure`), once its second
+    /// is up; nothing when none is owed. The projector calls it while no events come, so that a
+    /// quiet system does not keep an erased subject's personal data in the WAL until the next
+    /// batch, however long that is.
+    public func finishOwedTruncation() {
+        truncateAfterErasure(false)
+    }
+
     /// After a batch that applied an erasure, the pages that held the subject's personal
     /// data are gone from the file (`secure_delete` zeroes what an update frees) but may still
     /// sit in the WAL: a TRUNCATE checkpoint writes the WAL back and empties it. A reader in
-    /// the middle of a read holds it back; then it is tried again after a later batch, at most
-    /// once a second, each time waiting at most 100 ms for the readers: one that reads for
-    /// minutes must not stall every batch by the connection's whole busy timeout.
+    /// the middle of a read holds it back; then it is tried again after a later batch, or while
+    /// none comes (`finishOwedTruncation`), at most once a second, each time waiting at most
+    /// 100 ms for the readers: one that reads for minutes must not stall every batch by the
+    /// connection's whole busy timeout.
     private func truncateAfterErasure(_ erasure: Bool) {
         guard erasure || (truncationDue && ContinuousClock.now >= nextTruncationAttempt) else { return }
         truncationDue = true

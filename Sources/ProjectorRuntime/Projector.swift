@@ -301,6 +301,9 @@ private struct Follower {
                 return .failed(error)
             }
             if let stop = database.stop { return .poisoned(stop) }
+            // Batches apply erasures; one whose truncation readers held back is finished here
+            // too, once they let go, however long the bus stays quiet.
+            database.finishOwedTruncation()
             if let reason = needsHistory {
                 do throws(Interruption) {
                     try catchUp(reason, isStopping: isStopping)

@@ -33,6 +33,47 @@ import Testing
         let after = try system.service.store().head()
         for projector in projectors { try system.waitForCheckpoint(projector.arguments[1], after) }
     }
+
+    /// A reader that held back the WAL's truncation after an erasure lets go, and no event
+    /// follows: the projector truncates it all the same, so the erased borrower's name leaves
+    /// the WAL of a quiet system too. It stayed there until the next event, however long.
+    @Test func anErasureHeldBackByAReaderLeavesTheLogThoughNoEventFollows() throws {
+        let system = try System("quiet-erasure")
+        try system.send(system.workload.setup())
+        let account = system.workload.accountId(0)
+        let name = "Zebulon Quixotic-Wal"
+        try system.send([
+            CommandBody(
+                id: "rename", type: "UpdateAccount", actor: ServiceProcess.admin,
+                payload: ["accountId": .string(account), "name": .string(name)])
+        ])
+        let projector = try system.projector("readmodels")
+        defer { projector.stop() }
+        try system.waitForCheckpoint("readmodels", try system.service.store().head())
+        let path = system.data.appendingPathComponent("readmodels.db").path
+        func holdsName() -> Bool {
+            let bytes = ["", "-wal"].flatMap { (try? Array(Data(contentsOf: URL(fileURLWithPath: path + $0)))) ?? [] }
+            return bytes.contains(Array(name.utf8))
+        }
+        #expect(holdsName())
+
+        let reader = try SQLiteConnection(path: path, mode: .readOnly)
+        try reader.execute("BEGIN")
+        #expect(try reader.scalarText("SELECT name FROM accounts WHERE account_id = '\(account)'") == name)
+        try system.send([
+            CommandBody(
+                id: "erase", type: "EraseSubject", actor: ServiceProcess.admin,
+                payload: ["subjectId": .string(account), "kind": "ACCOUNT", "reason": "asked"])
+        ])
+        try system.waitForCheckpoint("readmodels", try system.service.store().head())
+        #expect(holdsName(), "the reader did not hold the truncation back")
+        try reader.execute("COMMIT")
+        reader.close()
+
+        let deadline = Date().addingTimeInterval(5)
+        while holdsName() && Date() < deadline { usleep(100_000) }
+        #expect(!holdsName(), "\(name) is still in readmodels.db or its WAL")
+    }
 }
 
 /// Counts users, and cannot apply a user named "poison".
