@@ -4,12 +4,13 @@ import Foundation
 import StrataCore
 import SubjectKeys
 
-/// The erasures a restore must not undo: those the store being replaced holds of subjects whose
-/// key the backup still has, that is, erasures made after the backup was taken. Put in place as
-/// it is, the backup would bring each such key back, and with it the personal data the erasure
-/// destroyed, while the service, finding no `PersonalDataErased`, would take the subject's
-/// personal data again. `strata restore` appends each erasure to the restored store again, as an
-/// operator act, and destroys the key in the restored key store, before anything is moved into
+/// The erasures a restore must not undo: those the store being replaced holds, made after the
+/// backup was taken, of subjects the backup holds. Put in place as it is, the backup would bring
+/// each such key back, and with it the personal data the erasure destroyed, while the service,
+/// finding no `PersonalDataErased`, would take the subject's personal data again, and a
+/// projection kept through the restore would keep what it holds of the subject in clear.
+/// `strata restore` appends each erasure to the restored store again, as an operator act, and
+/// destroys the key in the restored key store (when it has one), before anything is moved into
 /// place.
 struct LaterErasures {
     struct Erasure {
@@ -27,8 +28,10 @@ struct LaterErasures {
     var warning: String?
 
     /// The erasures of the store at `replacedPath` (none when there is no such file) after the
-    /// backup's head, `backup` (its position and hash), whose subject has a key in `restoredKeys`,
-    /// the restored key store (none when there is none). Only a store that continues the backup
+    /// backup's head, `backup` (its position and hash), whose subject the backup holds: its key
+    /// in `restoredKeys`, the restored key store (none when there is none), or its personal data
+    /// in an event at or before the backup's head (the store being replaced continues the backup,
+    /// so its events up to there are the backup's). Only a store that continues the backup
     /// has later erasures: one with another event at the backup's head is another history,
     /// whose subjects are other people however their ids coincide, and is only warned about.
     static func find(
@@ -48,10 +51,17 @@ struct LaterErasures {
                     return result
                 }
             }
-            for (recorded, event) in try replaced.erasures() where recorded.position > backup.position {
-                let erasure = Erasure(recorded: recorded, event: event)
-                if try restoredKeys.key(of: erasure.subject) != nil { result.erasures.append(erasure) }
+            let later = try replaced.erasures().filter { $0.recorded.position > backup.position }
+                .map { Erasure(recorded: $0.recorded, event: $0.event) }
+            // A subject the backup holds has its key there, unless the erasure committed while
+            // the backup ran, between its copy of the store and its copy of the keys: its events
+            // are in the backup then, and so is the personal data a projection kept of them.
+            var keyless: Set<DataSubject> = []
+            for erasure in later where try restoredKeys.key(of: erasure.subject) == nil {
+                keyless.insert(erasure.subject)
             }
+            let held = try replaced.subjects(among: keyless, upTo: backup.position)
+            result.erasures = later.filter { !keyless.contains($0.subject) || held.contains($0.subject) }
         } catch {
             result.warning = "the erasures of the store it replaces could not all be read (\(error))"
         }

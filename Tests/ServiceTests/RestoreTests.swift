@@ -147,6 +147,56 @@ import Testing
         #expect(text.stdout.contains("serve continues after position \(backupHead + 1)\n"), "\(text.stdout)")
     }
 
+    /// An erasure that commits while a backup runs, between its copy of the store and its copy
+    /// of the keys, leaves a backup with the subject's events and without its key. Restored under
+    /// a projection that had not applied the erasure, and is kept, the erasure is recorded again
+    /// all the same: the borrower's name, which that projection held in clear, reads `[erased]`.
+    /// It was recorded only for subjects whose key the backup had, and the name stayed.
+    @Test func anErasureCommittedWhileTheBackupRanIsRecordedAgain() throws {
+        let system = try System("restore-racing")
+        try system.send(system.workload.setup())
+        let readModels = try system.projector("readmodels")
+        let backupHead = try system.service.store().head()
+        try system.waitForCheckpoint("readmodels", backupHead)
+        #expect(readModels.stop() == 0, "\(readModels.log)")
+        let account = system.workload.accountId(3)
+        let backup = try system.backUpStore()
+        defer { try? FileManager.default.removeItem(at: backup) }
+        try system.send([accountErasure(account)])
+        // The key store as the backup copies it once the erasure has destroyed the key.
+        let keysAfter = try system.backUpStore()
+        defer { try? FileManager.default.removeItem(at: keysAfter) }
+        let keysPath = backup.appendingPathComponent(SubjectKeyStore.fileName).path
+        try FileManager.default.removeItem(atPath: keysPath)
+        try FileManager.default.copyItem(
+            atPath: keysAfter.appendingPathComponent(SubjectKeyStore.fileName).path, toPath: keysPath)
+        #expect(try SubjectKeyStore(readingAt: keysPath).key(of: DataSubject(.account, account)) == nil)
+        #expect(system.service.stop() == 0)
+
+        let result = try ChildProcess.strata(
+            ["restore", "--from", backup.path, "--data", system.data.path, "--format", "json"])
+        #expect(result.exitCode == 0, "\(result.stdout)\(result.stderr)")
+        let summary = try JSONParser.parse(result.stdout)
+        #expect(summary["projectionsKept"] == ["readmodels.db": .integer(backupHead)], "\(summary)")
+        #expect(
+            summary["erasuresRecordedAgain"]
+                == .array([["position": .integer(backupHead + 1), "subject": .string("account:\(account)")]]),
+            "\(summary)")
+
+        try system.restartService()
+        let caughtUp = try system.projector("readmodels")
+        try system.waitForCheckpoint("readmodels", backupHead + 1)
+        #expect(caughtUp.stop() == 0, "\(caughtUp.log)")
+        let names = try SQLiteConnection(
+            path: system.data.appendingPathComponent("readmodels.db").path, mode: .readOnly)
+        defer { names.close() }
+        let name = try names.statement("SELECT name FROM accounts WHERE account_id = ?")
+        try name.bind(.text(account), at: 1)
+        #expect(try name.step() && name.text(0) == "[erased]")
+        name.reset()
+        try system.expectEqualToRebuild("readmodels")
+    }
+
     /// A backup restored over another history (another deployment's data directory, whose
     /// subjects share ids with the backup's): its erasures are of other people, so none is
     /// recorded again, and the restore says so in a warning.
