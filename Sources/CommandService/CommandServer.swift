@@ -130,6 +130,14 @@ public final class CommandServer: Sendable {
         // The store is checked before anything is created beside it: a start refused for a
         // damaged or rewritten history leaves no new key store and no new checkpoint key.
         let checkpoint = try CheckpointSigner.checkStart(store, head: head)
+        let missingKeyStore: String?
+        do throws(StoreError) {
+            missingKeyStore = try SealedHistory.missingKeyStore(
+                settings.subjectKeysPath, beside: store, storePath: settings.storePath)
+        } catch {
+            throw ServerError(.integrity, "cannot read \(settings.storePath): \(error.message)")
+        }
+        if let missingKeyStore { throw ServerError(.integrity, missingKeyStore) }
         let signingKey = try settings.checkpointKey?()
         let subjectKeys: SubjectKeyStore
         do throws(SubjectKeyStoreError) {

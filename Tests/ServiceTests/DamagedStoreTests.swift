@@ -31,7 +31,7 @@ extension FaultSuiteTests {
             #expect(system.service.stop() == 0)
             // The last connection's close checkpoints the WAL into the file and removes it.
             #expect(!FileManager.default.fileExists(atPath: system.storePath + "-wal"))
-            for name in ["keys.json", "events.db", "checkpoint.key", "checkpoint.pub"] {
+            for name in ["keys.json", "events.db", "subject-keys.db", "checkpoint.key", "checkpoint.pub"] {
                 try FileManager.default.copyItem(
                     at: system.data.appendingPathComponent(name), to: pristine.appendingPathComponent(name))
             }
@@ -47,7 +47,7 @@ extension FaultSuiteTests {
             for damage in Damage.allCases {
                 let data = try ChildProcess.temporaryDirectory("strata-damaged-\(damage)")
                 defer { try? FileManager.default.removeItem(at: data) }
-                for name in ["keys.json", "events.db", "checkpoint.key", "checkpoint.pub"] {
+                for name in ["keys.json", "events.db", "subject-keys.db", "checkpoint.key", "checkpoint.pub"] {
                     try FileManager.default.copyItem(
                         at: pristine.appendingPathComponent(name), to: data.appendingPathComponent(name))
                 }

@@ -1,3 +1,4 @@
+import CommandService
 import Domain
 import EventStore
 import Events
@@ -46,6 +47,15 @@ enum AdminBootstrapCommand {
             throw CommandFailure.environment("cannot open \(configuration.eventStorePath): \(error)")
         }
 
+        // Before the key store is opened, which makes one where there is none.
+        let missingKeyStore: String?
+        do throws(StoreError) {
+            missingKeyStore = try SealedHistory.missingKeyStore(
+                configuration.subjectKeysPath, beside: store, storePath: configuration.eventStorePath)
+        } catch {
+            throw CommandFailure.problem("refused: cannot read \(configuration.eventStorePath): \(error.message)")
+        }
+        if let missingKeyStore { throw CommandFailure.problem("refused: \(missingKeyStore)") }
         let sealer = try openSealer(configuration.subjectKeysPath)
 
         // Refuse when an admin exists, or the username or email is taken. Taken is what the
