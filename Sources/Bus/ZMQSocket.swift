@@ -96,11 +96,21 @@ public final class ZMQSocket {
 
     // MARK: - Connecting
 
+    /// Binds `endpoint`; a TCP port beyond 65535, or not a number, is refused (EINVAL) before
+    /// libzmq reads it as another port (`TCPPort`).
     public func bind(_ endpoint: String) throws(ZMQError) {
+        if let problem = TCPPort.problem(in: endpoint, binding: true) {
+            throw ZMQError("zmq_bind \(endpoint) (\(problem))", code: EINVAL)
+        }
         try check("zmq_bind \(endpoint)") { zmq_bind(handle, endpoint) }
     }
 
+    /// Connects to `endpoint`; a TCP port that is not one of 1 to 65535 is refused (EINVAL), as
+    /// for `bind`: libzmq connected to port 0 for ever, and to another port than one beyond 65535.
     public func connect(_ endpoint: String) throws(ZMQError) {
+        if let problem = TCPPort.problem(in: endpoint, binding: false) {
+            throw ZMQError("zmq_connect \(endpoint) (\(problem))", code: EINVAL)
+        }
         try check("zmq_connect \(endpoint)") { zmq_connect(handle, endpoint) }
     }
 

@@ -138,6 +138,31 @@ struct ZMQSocketTests {
         #expect(throws: ZMQError.self) { try socket.bind("tcp://not-an-address:x") }
     }
 
+    /// libzmq keeps the low 16 bits of a port: `:PORT+65536` bound PORT, and a connect to port 0
+    /// waited for ever. Both are refused; `*` and 0 still let a bind (or a connect's source
+    /// address) choose a port.
+    @Test func aTCPPortThatIsNoneIsRefusedNotWrapped() throws {
+        let context = try ZMQContext()
+        let port = try freeLoopbackPort()
+        let router = try ZMQSocket(context, .router)
+        #expect(throws: ZMQError.self) { try router.bind("tcp://127.0.0.1:\(port + 65_536)") }
+        #expect(throws: ZMQError.self) { try router.bind("tcp://127.0.0.1:\(port)x") }
+        try router.bind("tcp://127.0.0.1:\(port)")
+        let chosen = try ZMQSocket(context, .router)
+        try chosen.bind("tcp://127.0.0.1:*")
+        try chosen.bind("tcp://127.0.0.1:0")
+
+        let dealer = try ZMQSocket(context, .dealer)
+        for endpoint in ["tcp://127.0.0.1:\(port + 65_536)", "tcp://127.0.0.1:0", "tcp://127.0.0.1:*"] {
+            let error = #expect(throws: ZMQError.self) { try dealer.connect(endpoint) }
+            #expect(error?.code == EINVAL)
+            #expect(error?.description.contains(endpoint) == true, "\(String(describing: error))")
+        }
+        try dealer.connect("tcp://127.0.0.1:0;127.0.0.1:\(port)")
+        try dealer.send(frames("", "hello"))
+        #expect(try receive(router)?.last == Array("hello".utf8))
+    }
+
     /// Shutting the context down wakes a thread blocked in receive with ETERM.
     @Test func shutdownWakesABlockedOwnerThread() async throws {
         let context = try ZMQContext()
