@@ -35,6 +35,10 @@ public struct HistoryError: Error, Sendable, Equatable, CustomStringConvertible 
         case refused
         /// The answer or the store could not be read.
         case unreadable
+        /// The service refused the key: unknown, a wrong signature or time, or a scope it lacks.
+        /// It follows its key file, rereading it once a second, so a key added or widened a moment
+        /// ago is refused until it has: `BusHistory` asks again for `keyGrace` before it gives up.
+        case keyRefused
     }
 
     public let kind: Kind
@@ -84,6 +88,13 @@ public final class BusHistory: HistorySource {
     private let timeoutMilliseconds: Int
     private let shouldGiveUp: @Sendable () -> Bool
     private var client: SignedClient?
+    /// When the key was first refused, of the refusals since the last answer that was not one.
+    private var keyRefusedSince: ContinuousClock.Instant?
+
+    /// How long a refused key is asked again (a second after each try) before the refusal counts:
+    /// `strata keys new ID` and a projector started at once with `--key ID` ended with exit 1, the
+    /// service not having read its key file yet.
+    static let keyGrace: Duration = .seconds(5)
 
     /// - Parameter shouldGiveUp: checked while waiting, so a stopping projector does not
     ///   wait out the whole timeout.
@@ -139,7 +150,22 @@ public final class BusHistory: HistorySource {
             }
             throw HistoryError(.unavailable, "no answer from \(endpoint) within \(timeoutMilliseconds) ms")
         }
-        return try Self.parse(reply)
+        do throws(HistoryError) {
+            let page = try Self.parse(reply)
+            keyRefusedSince = nil
+            return page
+        } catch {
+            guard error.kind == .keyRefused else {
+                keyRefusedSince = nil
+                throw error
+            }
+            let since = keyRefusedSince ?? .now
+            keyRefusedSince = since
+            guard ContinuousClock.now - since < Self.keyGrace else { throw HistoryError(.refused, error.message) }
+            throw HistoryError(
+                .unavailable, error.message + " (the service rereads its key file once a second: a key added a moment "
+                    + "ago is refused until then)")
+        }
     }
 
     private func dropClient() {
@@ -173,6 +199,12 @@ public final class BusHistory: HistorySource {
         code == "UNAVAILABLE" || (code == "INTERNAL" && (reason == "STORE_FAILURE" || reason == "KEY_STORE_FAILURE"))
     }
 
+    /// Whether a refusal is of the key itself, which the service's key file may settle within a
+    /// second (`HistoryError.Kind.keyRefused`): unknown or mis-signed, or without the scope.
+    static func isAboutTheKey(code: String, reason: String) -> Bool {
+        code == "UNAUTHENTICATED" || (code == "FORBIDDEN" && reason == "KEY_SCOPE")
+    }
+
     /// Reads a page of any layout, or the refusal in its place.
     static func parseGenerally(_ reply: [UInt8]) throws(HistoryError) -> HistoryPage {
         guard let json = try? JSONParser.parse(reply), case .object(let members) = json else {
@@ -182,9 +214,10 @@ public final class BusHistory: HistorySource {
             let code = json["error"]?["code"]?.stringValue ?? "?"
             let reason = json["error"]?["reason"]?.stringValue ?? "?"
             let message = json["error"]?["message"]?.stringValue ?? ""
-            throw HistoryError(
-                isTransient(code: code, reason: reason) ? .unavailable : .refused,
-                "history refused the request: \(code) \(reason) \(message)")
+            let kind: HistoryError.Kind =
+                isTransient(code: code, reason: reason)
+                ? .unavailable : isAboutTheKey(code: code, reason: reason) ? .keyRefused : .refused
+            throw HistoryError(kind, "history refused the request: \(code) \(reason) \(message)")
         }
         guard let head = members["head"]?.integerValue, let items = members["events"]?.arrayValue else {
             throw HistoryError(.unreadable, "history's answer lacks events or head")

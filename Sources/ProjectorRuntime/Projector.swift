@@ -542,7 +542,7 @@ private struct Follower {
                 throw .unavailable(error.message)
             // No stop is recorded: the answer names no event (and a refused page would be
             // refused again after one was skipped).
-            case .refused, .unreadable:
+            case .refused, .unreadable, .keyRefused:
                 throw .failed(ProjectorError(.history, "reading history after position \(position): \(error.message)"))
             }
         }

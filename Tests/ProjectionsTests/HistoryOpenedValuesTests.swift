@@ -67,11 +67,14 @@ private func recorded(_ position: Int64, stream: String, data: String) -> Record
 
     /// Only a stopping service and a store or key store that could not be read are worth asking
     /// again; personal data the service cannot open is refused again however often it is asked for.
+    /// A refused key is asked again for a while (`BusHistory.keyGrace`): the service rereads its
+    /// key file once a second.
     @Test(arguments: [
         ("UNAVAILABLE", "SHUTTING_DOWN", HistoryError.Kind.unavailable), ("INTERNAL", "STORE_FAILURE", .unavailable),
         ("INTERNAL", "KEY_STORE_FAILURE", .unavailable),
         ("INTERNAL", "NO_KEY_STORE", .refused), ("INTERNAL", "PERSONAL_DATA_UNREADABLE", .refused),
-        ("FORBIDDEN", "KEY_SCOPE", .refused),
+        ("FORBIDDEN", "KEY_SCOPE", .keyRefused), ("UNAUTHENTICATED", "BAD_SIGNATURE", .keyRefused),
+        ("INVALID", "LIMIT", .refused),
     ])
     func aRefusalIsRetriedOnlyWhenItMayClear(code: String, reason: String, kind: HistoryError.Kind) {
         let reply = #"{"error":{"code":"\#(code)","message":"m","reason":"\#(reason)"},"ok":false}"#

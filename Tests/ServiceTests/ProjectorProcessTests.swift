@@ -308,6 +308,37 @@ private struct Users: Projection {
     }
 }
 
+@Suite(.serialized) struct KeyRefusalTests {
+    /// `strata keys new ID`, then at once a projector with `--key ID`: the service rereads its key
+    /// file once a second, so history refuses the first requests as from an unknown key. Such a
+    /// refusal is asked again for a few seconds before it counts: the projector ended with exit 1
+    /// at once. A key the service never learns (the projector's own key file) still ends it.
+    @Test func aKeyMadeJustBeforeItsProjectorStartsIsWaitedFor() throws {
+        let system = try System("fresh-key")
+        try system.send(system.workload.setup())
+        let head = try system.service.store().head()
+        let made = try ChildProcess.strata(
+            ["keys", "new", "fresh", "--scope", "history", "--data", system.data.path])
+        try #require(made.exitCode == 0, "\(made.stderr)")
+        let endpoints = ["--events", system.service.events, "--history", system.service.history]
+        let projector = try StrataProcess(
+            ["project", "audit", "--data", system.data.path, "--key", "fresh"] + endpoints)
+        try system.waitForCheckpoint("audit", head, timeout: 30)
+        projector.send(signal: SIGTERM)
+        #expect(projector.waitForExit(timeout: 20) == 0, "\(projector.log)")
+
+        let elsewhere = try ChildProcess.temporaryDirectory("strata-unknown-key")
+        defer { try? FileManager.default.removeItem(at: elsewhere) }
+        let unknown = try ChildProcess.strata(
+            ["keys", "new", "stranger", "--scope", "history", "--data", elsewhere.path])
+        try #require(unknown.exitCode == 0, "\(unknown.stderr)")
+        let stranger = try StrataProcess(
+            ["project", "audit", "--data", elsewhere.path, "--key", "stranger"] + endpoints)
+        #expect(stranger.waitForExit(timeout: 30) == 1, "\(stranger.log)")
+        #expect(stranger.log.contains("history refused the request: UNAUTHENTICATED"), "\(stranger.log)")
+    }
+}
+
 @Suite struct ProjectorStopTests {
     /// A stop that comes while the projector waits for history's answer (no service yet) ends it
     /// at once, and its log says it stopped: it said it would ask history again a second after

@@ -58,8 +58,10 @@ enum ProjectCommand {
 
             While history does not answer, or answers that the service is stopping or its store or key
             store could not be read, it asks again a second after each try (one that gets no answer waits 5 s),
-            reading the bus's heartbeats meanwhile; any other refusal would come again (a key without the
-            scope, personal data history cannot open), so it exits 1 naming it.
+            reading the bus's heartbeats meanwhile. A refused key is asked again so for 5 s (the service
+            rereads its key file once a second); any other refusal, and the key's past that, would come
+            again (a key unknown to the service or without the scope, personal data history cannot open),
+            so it exits 1 naming it.
 
             A full disk does not end it: a batch it cannot write leaves nothing in the file, is said once,
             and is read again from history a second later, until there is room.
