@@ -42,6 +42,11 @@ public final class ProjectionDatabase {
     public private(set) var stop: ProjectionStop?
     /// True when opening found a file of another schema and started it afresh.
     public private(set) var wasReset = false
+    /// The stop that file of another schema had recorded (`wasReset`): what `resume()` and `skip`
+    /// act on, since the new file, made again from position 0, records none. A fix of a projection
+    /// often changes its statements, and `--resume` after it was refused as "not stopped" once the
+    /// stop had gone with the old file, as was `--skip`, with nothing recorded.
+    public private(set) var stopBeforeReset: ProjectionStop?
     /// A fresh scratch file's plain indexes, created by `finishBuilding()` in one pass over
     /// the finished tables instead of row by row as events are applied.
     private var deferredIndexes: [String] = []
@@ -102,6 +107,7 @@ public final class ProjectionDatabase {
                 // Another build's schema: start again from position 0 rather than migrate, passing
                 // over what the operator skipped, as a rebuild does.
                 keptSkips = try ProjectionDatabase.skips(in: connection)
+                stopBeforeReset = try ProjectionDatabase.readState(connection, name: name).stop
                 connection = try ProjectionDatabase.recreate(path, durability: durability, logger: logger) {
                     connection.close()
                 }
@@ -352,6 +358,11 @@ public final class ProjectionDatabase {
     /// Clears a recorded stop so the next batch tries the poison event again (after the
     /// projection's code was fixed).
     public func resume() throws(ProjectorError) {
+        // Made again from position 0: every event, the one it stopped at included, is tried again.
+        if stop == nil && stopBeforeReset != nil {
+            stopBeforeReset = nil
+            return
+        }
         guard stop != nil else { throw ProjectorError(.invalidRequest, "\(name) is not stopped") }
         do {
             try writeCheckpoint(Cursor(position: checkpoint, hash: chainHash), stop: nil)
@@ -367,7 +378,9 @@ public final class ProjectionDatabase {
     /// go on along the store's chain from there, splicing a history it never applied onto its
     /// own (and the audit log would attest to it).
     public func skip(position: Int64, reason: String) throws(ProjectorError) {
-        guard let stop else { throw ProjectorError(.invalidRequest, "\(name) is not stopped; only a stopped event can be skipped") }
+        guard let stop = stop ?? stopBeforeReset else {
+            throw ProjectorError(.invalidRequest, "\(name) is not stopped; only a stopped event can be skipped")
+        }
         guard stop.position == position else {
             throw ProjectorError(.invalidRequest, "\(name) stopped at position \(stop.position), not \(position)")
         }
@@ -391,6 +404,7 @@ public final class ProjectionDatabase {
         }
         skipped.insert(position)
         self.stop = nil
+        stopBeforeReset = nil
     }
 
     /// Records skips copied from another file (a rebuild honouring the live file's).

@@ -232,7 +232,7 @@ public final class Projector: Sendable {
             try database.resume()
             logger.info("resuming at position \(database.checkpoint + 1)")
         case .skip(let position, let reason):
-            let stop = database.stop
+            let stop = database.stop ?? database.stopBeforeReset
             try database.skip(position: position, reason: reason)
             logger.warning(
                 "skipped position \(position) (\(stop?.type ?? "?") on \(stop?.stream ?? "?")) by operator: \(reason)")

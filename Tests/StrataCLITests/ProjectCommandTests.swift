@@ -103,6 +103,32 @@ struct ProjectCommandTests {
         }
     }
 
+    /// A fix of a projection often changes its statements: the file, made from another schema, is
+    /// made again from position 0 as the projector starts, and the stop goes with it. --resume then
+    /// has every event tried again, and --skip records the skip in the new file; both were refused
+    /// as "not stopped" (exit 1) once the file had been made again, the skip not recorded.
+    @Test(arguments: [["--resume"], ["--skip", "1", "--reason", "fixed elsewhere"]])
+    func anActOnAFileOfAnotherSchemaIsDoneOnTheFileMadeAgain(act: [String]) throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("readmodels.db").path
+            try Self.stopAtPositionOne(path)
+            do {
+                let file = try SQLiteConnection(path: path, mode: .readWrite)
+                try file.execute("UPDATE strata_checkpoint SET fingerprint = 'another schema'")
+            }
+            let endpoints = try Self.freeEndpoints()
+            let arguments = try Self.dataDirectory(directory) + act + endpoints.flatMap { [$0.key, $0.value] }
+            let projector = try StrataProcess(["project", "readmodels"] + arguments)
+            try projector.waitForLine(containing: " ready ")
+            projector.send(signal: SIGTERM)
+            #expect(projector.waitForExit(timeout: 20) == 0, "\(projector.log)")
+            #expect(projector.log.contains("made from another schema"), "\(projector.log)")
+            let snapshot = try #require(try ProjectionSnapshot(path: path))
+            #expect(snapshot.stop == nil && snapshot.checkpoint == 0)
+            #expect(try snapshot.skips().map(\.position) == (act.first == "--skip" ? [1] : []))
+        }
+    }
+
     /// A readmodels file stopped at position 1, at a poison event (an agent approved who never
     /// registered), which --skip may pass over.
     static func stopAtPositionOne(_ path: String) throws {
