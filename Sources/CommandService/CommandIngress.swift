@@ -3,6 +3,7 @@ import Dispatch
 import Domain
 import Events
 import StrataCore
+import SubjectKeys
 
 /// The commands endpoint's thread: it owns the ROUTER socket. It reads requests, runs the
 /// gate (framing, size, header, body, signature, freshness, scope), queues what passed, in
@@ -26,6 +27,8 @@ final class CommandIngress {
     /// Its keys look at the key file between requests, and it follows them.
     private var gate: FollowingGate
     private let configuration: DomainConfiguration
+    /// What the journal keeps of each body (`BodyDigest`).
+    private let bodyDigest: BodyDigest
     private let queue: ArrivalQueue
     private let control: ServerControl
     private let clock: any WallClock
@@ -40,8 +43,8 @@ final class CommandIngress {
     let endpoint: String
 
     init(
-        endpoint: String, repliesEndpoint: String, gate: FollowingGate,
-        configuration: DomainConfiguration, queue: ArrivalQueue, control: ServerControl, clock: any WallClock,
+        endpoint: String, repliesEndpoint: String, gate: FollowingGate, configuration: DomainConfiguration,
+        bodyDigest: BodyDigest, queue: ArrivalQueue, control: ServerControl, clock: any WallClock,
         metrics: ServiceMetrics?
     ) throws(ZMQError) {
         // Linger so the last replies still leave when the socket closes at shutdown.
@@ -60,6 +63,7 @@ final class CommandIngress {
         try replies.bind(repliesEndpoint)
         self.gate = gate
         self.configuration = configuration
+        self.bodyDigest = bodyDigest
         self.queue = queue
         self.control = control
         self.clock = clock
@@ -175,7 +179,7 @@ final class CommandIngress {
             return .command(
                 CommandWriter.Pending(
                     routingId: request.routingId, keyId: request.key.id, keyRoles: gate.roles[request.key.id],
-                    body: request.body, bodyBytes: request.bodyBytes, arrivedAt: arrivedAt,
+                    body: request.body, bodyBytes: request.bodyBytes, digest: bodyDigest, arrivedAt: arrivedAt,
                     configuration: configuration))
         }
     }

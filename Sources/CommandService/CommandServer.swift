@@ -140,8 +140,10 @@ public final class CommandServer: Sendable {
         if let missingKeyStore { throw ServerError(.integrity, missingKeyStore) }
         let signingKey = try settings.checkpointKey?()
         let subjectKeys: SubjectKeyStore
+        let bodyDigest: BodyDigest
         do throws(SubjectKeyStoreError) {
             subjectKeys = try SubjectKeyStore(writingAt: settings.subjectKeysPath)
+            bodyDigest = try BodyDigest(store: subjectKeys)
         } catch {
             throw ServerError(.environment, error.message)
         }
@@ -200,7 +202,7 @@ public final class CommandServer: Sendable {
                 do throws(ZMQError) {
                     ingress = try CommandIngress(
                         endpoint: settings.commandsEndpoint, repliesEndpoint: repliesEndpoint, gate: commandsGate,
-                        configuration: settings.domain, queue: queue, control: control,
+                        configuration: settings.domain, bodyDigest: bodyDigest, queue: queue, control: control,
                         clock: clock, metrics: settings.metrics)
                 } catch {
                     return ready.report(.failure(bindFailure("commands", settings.commandsEndpoint, error)))

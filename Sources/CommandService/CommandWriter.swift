@@ -21,9 +21,12 @@ public final class CommandWriter {
         /// The actor roles the sending key may act for (nil: any).
         public let keyRoles: Set<Role>?
         public let body: CommandBody
-        /// SHA-256 of the body as sent, for the journal: taken where the command is built (on
-        /// the commands socket's thread), so the writer's thread does not spend its time on it.
+        /// The digest of the body as sent, for the journal (`BodyDigest`, keyed; the plain SHA-256
+        /// without a key), and the plain SHA-256 that commands journaled before digests were keyed
+        /// hold: taken where the command is built (on the commands socket's thread), so the
+        /// writer's thread does not spend its time on them.
         public let bodyDigest: [UInt8]
+        public let plainBodyDigest: [UInt8]
         /// The payload read into a typed command, or the INVALID refusal listing what is wrong
         /// with it: also made where the command is built, against the clock as it arrived
         /// (dates in a payload may not be after that day), while the writer decides the
@@ -32,13 +35,14 @@ public final class CommandWriter {
 
         public init(
             routingId: [UInt8], keyId: String, keyRoles: Set<Role>?, body: CommandBody, bodyBytes: [UInt8],
-            arrivedAt: Timestamp, configuration: DomainConfiguration
+            digest: BodyDigest? = nil, arrivedAt: Timestamp, configuration: DomainConfiguration
         ) {
             self.routingId = routingId
             self.keyId = keyId
             self.keyRoles = keyRoles
             self.body = body
-            self.bodyDigest = HashChain.sha256(bodyBytes)
+            plainBodyDigest = HashChain.sha256(bodyBytes)
+            bodyDigest = digest?.of(sha256: plainBodyDigest) ?? plainBodyDigest
             let context = DecisionContext(now: arrivedAt, configuration: configuration, permittedRoles: keyRoles)
             self.parsed = Command.parse(
                 type: body.type, payload: body.payload, numbers: body.payloadNumbers, context: context)
@@ -216,7 +220,8 @@ public final class CommandWriter {
                     return (pending.routingId, .refused(id: pending.body.id, duplicate: false, error: failure))
                 }
                 let result = CommandResult.answering(
-                    bodyDigest: pending.bodyDigest, keyId: pending.keyId, journaledAs: earlier)
+                    bodyDigest: pending.bodyDigest, legacyBodyDigest: pending.plainBodyDigest, keyId: pending.keyId,
+                    journaledAs: earlier)
                 return (pending.routingId, Self.reply(to: result, id: pending.body.id))
             }
             return Committed(replies: replies, events: [], failure: error)
@@ -249,8 +254,9 @@ public final class CommandWriter {
         _ pending: Pending, actor: String, type: String, decision: CommandWrite.Decision
     ) throws(StoreError) -> CommandWrite {
         try CommandWrite(
-            commandId: pending.body.id, bodyDigest: pending.bodyDigest, keyId: pending.keyId, actor: actor,
-            commandType: type, correlationId: pending.body.correlationId, decision: decision)
+            commandId: pending.body.id, bodyDigest: pending.bodyDigest, legacyBodyDigest: pending.plainBodyDigest,
+            keyId: pending.keyId, actor: actor, commandType: type, correlationId: pending.body.correlationId,
+            decision: decision)
     }
 
     /// One command's decision; accepted events are applied to the cache and handed to

@@ -105,7 +105,10 @@ package enum AppendPlanner {
             guard let earlier = try backend.journalEntry(commandId: command.commandId) else {
                 throw StoreError(.corrupt, "command \(command.commandId) is journaled, yet its entry cannot be found")
             }
-            results.append(.answering(bodyDigest: command.bodyDigest, keyId: command.keyId, journaledAs: earlier))
+            results.append(
+                .answering(
+                    bodyDigest: command.bodyDigest, legacyBodyDigest: command.legacyBodyDigest, keyId: command.keyId,
+                    journaledAs: earlier))
         }
 
         var tip = start

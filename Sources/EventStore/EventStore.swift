@@ -192,8 +192,13 @@ public struct CommandWrite: Sendable, Equatable {
 
     /// Unique across the whole system. Operator acts use `operator-<what>-<id>`.
     public let commandId: String
-    /// SHA-256 of the exact body bytes, so a retry can be told from a reuse of the id.
+    /// A 32-byte digest of the exact body bytes, so a retry can be told from a reuse of the id:
+    /// the command service's is keyed (`BodyDigest`), so that the journal confirms no guess at
+    /// the body.
     public let bodyDigest: [UInt8]
+    /// The body's plain SHA-256, which commands journaled before digests were keyed hold: a
+    /// retry of one of them is still a duplicate. Nil where there are none to match.
+    public let legacyBodyDigest: [UInt8]?
     public let keyId: String?
     public let actor: String
     public let commandType: String
@@ -203,8 +208,8 @@ public struct CommandWrite: Sendable, Equatable {
     public static let maximumCommandIdLength = 128
 
     public init(
-        commandId: String, bodyDigest: [UInt8], keyId: String? = nil, actor: String, commandType: String,
-        correlationId: String? = nil, decision: Decision
+        commandId: String, bodyDigest: [UInt8], legacyBodyDigest: [UInt8]? = nil, keyId: String? = nil,
+        actor: String, commandType: String, correlationId: String? = nil, decision: Decision
     ) throws(StoreError) {
         guard Identifier.isValid(commandId, maximumLength: CommandWrite.maximumCommandIdLength) else {
             throw StoreError(.invalidArgument, "command id must be 1–128 characters of [A-Za-z0-9_-]: \(commandId)")
@@ -224,6 +229,7 @@ public struct CommandWrite: Sendable, Equatable {
         }
         self.commandId = commandId
         self.bodyDigest = bodyDigest
+        self.legacyBodyDigest = legacyBodyDigest
         self.keyId = keyId
         self.actor = actor
         self.commandType = commandType
@@ -285,10 +291,14 @@ public enum CommandResult: Sendable, Equatable {
     /// The answer to a command whose id `earlier` journaled: a retry is the same body from
     /// the same key; anything else under that id must not learn (or share) the first
     /// command's outcome.
+    /// The answer to a command whose id was journaled before: its original outcome when the same
+    /// key sent the same body (the journaled digest is `bodyDigest`, or for a command journaled
+    /// before digests were keyed, `legacyBodyDigest`), else a reuse of the id.
     public static func answering(
-        bodyDigest: [UInt8], keyId: String?, journaledAs earlier: JournalEntry
+        bodyDigest: [UInt8], legacyBodyDigest: [UInt8]? = nil, keyId: String?, journaledAs earlier: JournalEntry
     ) -> CommandResult {
-        earlier.bodyDigest == bodyDigest && earlier.keyId == keyId ? .duplicate(earlier) : .idReused(earlier)
+        let sameBody = earlier.bodyDigest == bodyDigest || (legacyBodyDigest.map { earlier.bodyDigest == $0 } ?? false)
+        return sameBody && earlier.keyId == keyId ? .duplicate(earlier) : .idReused(earlier)
     }
 
     /// Decided now and journaled: accepted (events written) or refused (a version

@@ -3,7 +3,9 @@ import CommandService
 import EventStore
 import Foundation
 import StrataCore
+import StrataSQLite
 import StrataTesting
+import SubjectKeys
 import Testing
 import Workloads
 
@@ -150,7 +152,11 @@ import Workloads
         idempotencyExpectDuplicate(try rig.exchange(try rig.signedFrames(refusedBody.json)), of: refused)
         let entry = try #require(try rig.journaled(request.id))
         #expect(entry.outcome == .accepted(idempotencyEvents(original)))
-        #expect(entry.bodyDigest == HashChain.sha256(request.json), "the journal keeps the first body's digest")
+        let keys = try SubjectKeyStore(readingAt: rig.data.appendingPathComponent("subject-keys.db").path)
+        let digest = try BodyDigest(store: keys)
+        #expect(
+            entry.bodyDigest == digest.of(sha256: HashChain.sha256(request.json)),
+            "the journal keeps the first body's digest")
     }
 
     @Test func aRetryAfterARefusalThatDecidedNothingIsDecidedAfresh() throws {
@@ -328,6 +334,53 @@ import Workloads
         // And the restarted service decides new commands.
         try rig.expectAccepted(workload.loan(1)[0].json)
         #expect(try rig.head() == head + 1)
+    }
+}
+
+extension IdempotencyTests {
+    /// The journal keeps a keyed digest of each body (`BodyDigest`), not its plain SHA-256: with
+    /// `events.db` alone (a backup, an analyst's copy), hashing a guessed body confirmed an erased
+    /// subject's email. A retry is a duplicate as ever, and so is a retry of a command journaled
+    /// with the plain SHA-256 by an earlier version.
+    @Test func theJournalKeepsAKeyedDigestThatStillKnowsARetry() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-idem-digest")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        func registration(_ id: String, agent: String) -> [UInt8] {
+            CommandBody(
+                id: id, type: "RegisterUser", actor: agent,
+                payload: [
+                    "userId": .string(agent), "username": .string(agent), "email": .string("\(agent)@example.com"),
+                    "role": "AGENT",
+                ]
+            ).json
+        }
+        let register = registration("jd-reg", agent: "jd-agent")
+        let older = registration("jd-older", agent: "jd-agent2")
+        var originals: [JSONValue] = []
+        do {
+            let rig = try IdempotencyRig(data: data)
+            originals = [try rig.expectAccepted(register), try rig.expectAccepted(older)]
+            let entry = try #require(try rig.journaled("jd-reg"))
+            #expect(entry.bodyDigest != HashChain.sha256(register), "the journal confirms a guessed body")
+            let bootstrap = try #require(try rig.journaled("operator-bootstrap-\(ServiceProcess.admin)"))
+            let bootstrapBody = CanonicalJSON.bytes(
+                ["id": .string(ServiceProcess.admin), "username": "root", "email": "root@example.com"])
+            #expect(bootstrap.bodyDigest != HashChain.sha256(bootstrapBody), "the journal confirms the admin's email")
+            rig.close(removingData: false)
+        }
+        // As an earlier version journaled it: the body's plain SHA-256.
+        do {
+            let store = try SQLiteConnection(path: data.appendingPathComponent("events.db").path, mode: .readWrite)
+            try store.statement("UPDATE commands SET body_digest = ? WHERE command_id = 'jd-older'")
+                .run([.text(Hex.encode(HashChain.sha256(older)))])
+        }
+        let rig = try IdempotencyRig(data: data)
+        defer { rig.close(removingData: false) }
+        idempotencyExpectDuplicate(try rig.exchange(try rig.signedFrames(register)), of: originals[0])
+        idempotencyExpectDuplicate(try rig.exchange(try rig.signedFrames(older)), of: originals[1])
+        let other = try rig.exchange(try rig.signedFrames(registration("jd-older", agent: "jd-agent3")))
+        #expect(other["error"]?["code"]?.stringValue == "CONFLICT", "\(CanonicalJSON.string(other))")
     }
 }
 

@@ -116,7 +116,8 @@ enum AdminBootstrapCommand {
         guard case .userRegistered(let event) = sealed else { preconditionFailure("sealing keeps the event's type") }
         let body = CanonicalJSON.bytes(["id": .string(id), "username": .string(username), "email": .string(email)])
         let write = try CommandWrite(
-            commandId: "operator-bootstrap-\(id)", bodyDigest: HashChain.sha256(body), actor: "operator",
+            commandId: "operator-bootstrap-\(id)",
+            bodyDigest: BodyDigest(store: sealer.store).of(sha256: HashChain.sha256(body)), actor: "operator",
             commandType: "BootstrapAdmin",
             decision: .append([NewEvent(stream: stream, event: event)], expectations: [stream: .exactly(0)]))
         return try store.append(write)
