@@ -188,4 +188,33 @@ struct KeyFileModeTests {
             try strata(["send", "-", "--data", dir.path, "--commands", "tcp://127.0.0.1:1"], expecting: 0)
         }
     }
+
+    /// A key file that cannot be read is refused with the system's reason by the commands that
+    /// rewrite it as by those that read it: a directory was told to `chmod 600` (or was "cannot
+    /// read" without a why), and a file of gigabytes was read whole, unbounded.
+    @Test func aKeyFileThatCannotBeReadIsRefusedWithTheReasonByEveryReader() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.path + "/keys.json"
+            let oversized = dir.path + "/oversized.json"
+            try writePrivate([UInt8](repeating: UInt8(ascii: " "), count: (16 << 20) + 1), to: oversized)
+            let commands = [["send", "-"], ["keys", "new", "svc", "--scope", "history"], ["keys", "revoke", "svc"]]
+            for mode in [0o700, 0o755] {
+                try FileManager.default.createDirectory(
+                    atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: mode])
+                defer { try? FileManager.default.removeItem(atPath: path) }
+                for command in commands {
+                    let result = try strata(command + ["--data", dir.path], expecting: 2)
+                    let name = command[0] == "keys" ? "keys \(command[1])" : command[0]
+                    #expect(
+                        result.stderr == "strata \(name): cannot read the key file \(path): Is a directory\n",
+                        "\(command), mode \(String(mode, radix: 8))")
+                }
+            }
+            for command in commands {
+                let result = try strata(command + ["--keys", oversized], expecting: 2)
+                #expect(result.stderr.contains("cannot read the key file \(oversized): it holds more than 16 MiB"),
+                    "\(command): \(result.stderr)")
+            }
+        }
+    }
 }

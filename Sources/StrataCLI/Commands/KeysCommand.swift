@@ -101,15 +101,18 @@ enum KeysCommand {
     }
 
     /// The key file at `path` as a command that rewrites it reads it (under its lock); nil when
-    /// there is none.
+    /// there is none. One it cannot read is refused as every reader refuses it, with the system's
+    /// reason (`Is a directory`) and within the same bound.
     static func readForUpdate(_ path: String) throws -> KeyFile? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let bytes: [UInt8]
+        switch FileContents.read(path) {
+        case .success(let read): bytes = read
+        case .failure(let error) where error.code == ENOENT: return nil
+        case .failure(let error): throw CommandFailure.environment("cannot read the key file \(path): \(error)")
+        }
         // A file others could read is refused as every reader of it refuses it: rewriting it
         // 0600 would hide that its secrets may have been read already.
         try PrivateFile.requireOwnerOnly(path, "the key file")
-        guard let bytes = FileManager.default.contents(atPath: path) else {
-            throw CommandFailure.environment("cannot read the key file \(path)")
-        }
         do {
             return try KeyFile(json: bytes)
         } catch {
