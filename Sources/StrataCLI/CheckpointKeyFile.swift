@@ -35,12 +35,15 @@ enum CheckpointKeyFile {
     }
 
     /// Reads the key pair, refusing a file others may read (it holds the secret key that
-    /// makes checkpoints worth anything) or one that is malformed.
+    /// makes checkpoints worth anything) or one that is malformed; one that cannot be read, with
+    /// the system's reason (`Is a directory`).
     static func load(_ path: String) throws -> CheckpointKey {
-        try PrivateFile.requireOwnerOnly(path, "the checkpoint key")
-        guard let bytes = FileManager.default.contents(atPath: path) else {
-            throw CommandFailure.environment("cannot read the checkpoint key \(path)")
+        let bytes: [UInt8]
+        switch FileContents.read(path) {
+        case .success(let read): bytes = read
+        case .failure(let error): throw CommandFailure.environment("cannot read the checkpoint key \(path): \(error)")
         }
+        try PrivateFile.requireOwnerOnly(path, "the checkpoint key")
         do {
             return try CheckpointKey(json: bytes)
         } catch {

@@ -172,6 +172,19 @@ import Workloads
         #expect(malformed.code == 2)
         #expect(malformed.log.contains("the checkpoint key \(keyPath) is malformed"), "\(malformed.log)")
 
+        // One that cannot be read says why, whatever its mode: a directory is no file to `chmod 600`.
+        try FileManager.default.removeItem(atPath: keyPath)
+        for mode in [0o755, 0o700] as [mode_t] {
+            try FileManager.default.createDirectory(atPath: keyPath, withIntermediateDirectories: false)
+            chmod(keyPath, mode)
+            let directory = try serveExpectingRefusal(data, environment: ["STRATA_CHECKPOINT_KEY": keyPath])
+            #expect(directory.code == 2)
+            #expect(
+                directory.log.contains("cannot read the checkpoint key \(keyPath): Is a directory"),
+                "mode \(String(mode, radix: 8)): \(directory.log)")
+            try FileManager.default.removeItem(atPath: keyPath)
+        }
+
         // The default key is absent but its public half is there: lost, not new. Refused.
         let lost = try serveExpectingRefusal(data, environment: [:])
         #expect(lost.code == 2)
