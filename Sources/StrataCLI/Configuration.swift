@@ -143,6 +143,11 @@ public struct Configuration: Sendable, Equatable {
             guard let text = value.stringValue, !text.isEmpty else {
                 throw UsageError("config file \(path): '\(key)' must be a non-empty string")
             }
+            // JSON may write one (`\u0000`), but no path or endpoint holds one: the system would
+            // take the value as ending there, and open or connect to another than the one written.
+            guard !text.unicodeScalars.contains("\0") else {
+                throw UsageError("config file \(path): '\(key)' must not hold a NUL character (\\u0000)")
+            }
             file.settings[key] = pathKeys.contains(key) ? relative(text, to: path) : text
         }
         return file

@@ -271,6 +271,9 @@ struct ConfigurationTests {
         ("{\"commands\": 1.5}", "is not valid JSON"), ("[]", "must hold a JSON object"), (#""data""#, "must hold a JSON object"),
         (#"{"commands": 7701}"#, "'commands' must be a non-empty string"), (#"{"key": ""}"#, "'key' must be a non-empty string"),
         (#"{"data": null}"#, "'data' must be a non-empty string"), (#"{"keys": ["a"]}"#, "'keys' must be a non-empty string"),
+        // The system would read the value only up to it: another directory, file or address than written.
+        (#"{"data": "d\u0000junk"}"#, #"'data' must not hold a NUL character (\u0000)"#),
+        (#"{"commands": "tcp://x:1\u0000"}"#, #"'commands' must not hold a NUL character (\u0000)"#),
     ])
     func invalidConfigFilesAreRefused(_ text: String, _ fragment: String) throws {
         let dir = try ChildProcess.temporaryDirectory("strata-config")
