@@ -172,20 +172,25 @@ public final class Projector: Sendable {
             started.signal()
             return
         }
-        defer { connections.subscriber.close() }
+        var subscriber = connections.subscriber
+        defer { subscriber.close() }
         checkpointAtStart.store(database.checkpoint, ordering: .releasing)
         settings.metrics?.started(checkpoint: database.checkpoint)
         started.signal()
         var follower = Follower(
             database: database, projections: projections, history: connections.history,
             historyOpened: historyOpened, settings: settings, logger: logger, onCommit: onCommit)
-        let exit = follower.run(subscriber: connections.subscriber, isStopping: { [self] in isStopping })
+        let exit = follower.run(
+            subscriber: &subscriber, resubscribe: { [self] () throws(ProjectorError) in
+                try makeSubscriber(connections.context)
+            }, isStopping: { [self] in isStopping })
         checkpointAtEnd.store(follower.database.checkpoint, ordering: .releasing)
         outcome.withLock { $0 = exit }
     }
 
     /// The subscriber and history, each connected to its endpoint on the projector's thread.
     private struct Connections {
+        let context: ZMQContext
         let subscriber: ZMQSocket
         let history: BusHistory
     }
@@ -195,11 +200,30 @@ public final class Projector: Sendable {
     /// a service that does not answer and be retried for ever.
     private func connect(opening: Bool) throws(ProjectorError) -> Connections {
         let context: ZMQContext
-        let subscriber: ZMQSocket
         do {
             context = try ZMQContext()
-            // Subscribed before the checkpoint is first read for history: whatever is published
-            // from now on waits in the socket while history fills the gap behind it.
+        } catch {
+            throw ProjectorError(.io, "cannot make the subscriber: \(error)")
+        }
+        // Subscribed before the checkpoint is first read for history: whatever is published
+        // from now on waits in the socket while history fills the gap behind it.
+        let subscriber = try makeSubscriber(context)
+        do {
+            let history = try BusHistory(
+                context: context, endpoint: settings.historyEndpoint, key: settings.key, curve: settings.curve,
+                open: opening, timeoutMilliseconds: settings.historyTimeoutMilliseconds,
+                shouldGiveUp: { [self] in isStopping })
+            return Connections(context: context, subscriber: subscriber, history: history)
+        } catch {
+            throw ProjectorError(
+                .endpoint, "cannot connect to the history endpoint \(settings.historyEndpoint): \(error)")
+        }
+    }
+
+    /// A subscriber to every event, connected to the events endpoint.
+    private func makeSubscriber(_ context: ZMQContext) throws(ProjectorError) -> ZMQSocket {
+        let subscriber: ZMQSocket
+        do {
             subscriber = try ZMQSocket(context, .subscriber)
             try subscriber.setHighWaterMarks(send: 0, receive: settings.receiveHighWaterMark)
             if let bytes = settings.receiveBufferBytes { try subscriber.setOption(ZMQ_RCVBUF, bytes) }
@@ -211,19 +235,11 @@ public final class Projector: Sendable {
         do {
             try subscriber.connect(settings.eventsEndpoint)
         } catch {
+            subscriber.close()
             throw ProjectorError(
                 .endpoint, "cannot connect to the events endpoint \(settings.eventsEndpoint): \(error)")
         }
-        do {
-            let history = try BusHistory(
-                context: context, endpoint: settings.historyEndpoint, key: settings.key, curve: settings.curve,
-                open: opening, timeoutMilliseconds: settings.historyTimeoutMilliseconds,
-                shouldGiveUp: { [self] in isStopping })
-            return Connections(subscriber: subscriber, history: history)
-        } catch {
-            throw ProjectorError(
-                .endpoint, "cannot connect to the history endpoint \(settings.historyEndpoint): \(error)")
-        }
+        return subscriber
     }
 
     private func perform(_ act: OperatorAct, on database: ProjectionDatabase) throws(ProjectorError) {
@@ -286,9 +302,22 @@ private struct Follower {
         case full(ProjectorError)
     }
 
-    mutating func run(subscriber: ZMQSocket, isStopping: () -> Bool) -> Projector.Exit {
+    /// Quiet-bus catch-ups in a row, history answering each, after which the subscriber is made
+    /// and connected again: about 10 s without a heartbeat.
+    static let resubscribeAfter = 3
+    static let quietBus = "after a quiet bus"
+
+    mutating func run(
+        subscriber: inout ZMQSocket, resubscribe: () throws(ProjectorError) -> ZMQSocket, isStopping: () -> Bool
+    ) -> Projector.Exit {
         var needsHistory: String? = "on start"
         var unavailableSince: ContinuousClock.Instant?
+        // History answers while the bus says nothing, not even a heartbeat. libzmq gives up for
+        // good on a CURVE handshake the service refused (a key it admitted only later, as it
+        // rereads its key file), so the projector got every event by these catch-ups alone,
+        // seconds late, until it was restarted; a subscriber made again connects.
+        var quietCatchUps = 0
+        var saidQuiet = false
         // Counted in empty polls rather than wall time, so that time the process did not
         // run (SIGSTOP, a suspended machine) is not taken for silence on the bus.
         var emptyPolls = 0
@@ -310,6 +339,24 @@ private struct Follower {
                     needsHistory = nil
                     if unavailableSince != nil { logger.info("history is answering again") }
                     unavailableSince = nil
+                    quietCatchUps = reason == Self.quietBus ? quietCatchUps + 1 : 0
+                    if quietCatchUps >= Self.resubscribeAfter {
+                        quietCatchUps = 0
+                        if !saidQuiet {
+                            saidQuiet = true
+                            logger.warning(
+                                "nothing on the events endpoint \(settings.eventsEndpoint), not even a heartbeat, "
+                                    + "while history answers: connecting to it again every \(Self.resubscribeAfter) "
+                                    + "quiet catch-ups (a CURVE key the service admitted after this projector "
+                                    + "connected; or not the service's events endpoint)")
+                        }
+                        subscriber.close()
+                        do throws(ProjectorError) {
+                            subscriber = try resubscribe()
+                        } catch {
+                            return .failed(error)
+                        }
+                    }
                 } catch {
                     switch error {
                     case .full(let error):
@@ -350,12 +397,17 @@ private struct Follower {
                 emptyPolls += 1
                 if emptyPolls >= quietPolls {
                     // No heartbeat either: the publisher may be gone; history says for sure.
-                    needsHistory = "after a quiet bus"
+                    needsHistory = Self.quietBus
                     emptyPolls = 0
                 }
                 continue
             }
             emptyPolls = 0
+            quietCatchUps = 0
+            if saidQuiet {
+                saidQuiet = false
+                logger.info("the events endpoint is sending again")
+            }
             var batch: [RecordedEvent] = []
             var expected = database.checkpoint + 1
             var heartbeatHead: Int64?

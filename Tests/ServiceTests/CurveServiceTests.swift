@@ -193,6 +193,51 @@ import Workloads
         #expect(Self.isAccepted(try allowed.request(bodies[1].json)))
     }
 
+    /// A projector connected with a key the service admits only later (it rereads its key file
+    /// once a second): libzmq's subscriber gave up for good on the refused handshake, and the
+    /// projector got every event through a quiet-bus catch-up alone, seconds late, until it was
+    /// restarted. Now, history answering while the bus stays quiet, it connects to the bus again.
+    @Test func aProjectorAdmittedAfterItConnectedHearsTheBusAgain() throws {
+        let (service, data) = try Self.start()
+        defer {
+            service.stop()
+            try? FileManager.default.removeItem(at: data)
+        }
+        let keys = data.appendingPathComponent("keys.json").path
+        let made = try ChildProcess.strata(
+            ["keys", "new", "late", "--scope", "history", "--curve", "--data", data.path])
+        #expect(made.exitCode == 0, "\(made.stderr)")
+        let withLate = data.appendingPathComponent("keys-with-late.json").path
+        try FileManager.default.copyItem(atPath: keys, toPath: withLate)
+        let revoked = try ChildProcess.strata(["keys", "revoke", "late", "--data", data.path])
+        #expect(revoked.exitCode == 0, "\(revoked.stderr)")
+        let removed = Date().addingTimeInterval(5)
+        while !service.log.contains("removed late"), Date() < removed { usleep(50_000) }
+
+        let metrics = data.appendingPathComponent("audit.prom").path
+        let projector = try StrataProcess(
+            ["project", "audit", "--data", data.path, "--keys", withLate, "--key", "late"]
+                + ["--events", service.events, "--history", service.history]
+                + ["--metrics-file", metrics, "--metrics-interval", "0.2"])
+        defer { projector.stop() }
+        try projector.waitForLine(containing: "asking again a second after each try", timeout: 30)
+        // The service admits the key: its key file as it was, put back whole.
+        let staged = keys + ".staged"
+        try FileManager.default.copyItem(atPath: withLate, toPath: staged)
+        #expect(rename(staged, keys) == 0)
+        try projector.waitForLine(containing: "history is answering again", timeout: 30)
+        try projector.waitForLine(containing: "connecting to it again", timeout: 30)
+        try projector.waitForLine(containing: "the events endpoint is sending again", timeout: 30)
+        // Heartbeats now keep it from catching up for a quiet bus (one every 3 s before).
+        func catchUps() throws -> Double? {
+            try readExposition(metrics).value("strata_projection_catchups_total", ["projection": "audit"])
+        }
+        let before = try catchUps()
+        Thread.sleep(forTimeInterval: 4)
+        #expect(try catchUps() == before, "\(projector.log)")
+        #expect(projector.stop() == 0, "\(projector.log)")
+    }
+
     @Test func aPlainClientGetsNothing() throws {
         let (service, data) = try Self.start()
         defer {

@@ -61,7 +61,9 @@ enum ProjectCommand {
             reading the bus's heartbeats meanwhile. A refused key is asked again so for 5 s (the service
             rereads its key file once a second); any other refusal, and the key's past that, would come
             again (a key unknown to the service or without the scope, personal data history cannot open),
-            so it exits 1 naming it.
+            so it exits 1 naming it. While history answers and the bus stays quiet (nothing, not even a
+            heartbeat, for three catch-ups of 3 s), it connects its subscriber again and warns once: libzmq
+            gives up for good on a CURVE handshake refused, as for a key the service admitted a moment later.
 
             A full disk does not end it: a batch it cannot write leaves nothing in the file, is said once,
             and is read again from history a second later, until there is room.
