@@ -137,12 +137,7 @@ import Testing
 
         for client in stalled { client.close() }
         stalled = []
-        var keptKiB = Int.max
-        let givenBack = ContinuousClock.now + .seconds(20)
-        while keptKiB >= 48 * 1024, ContinuousClock.now < givenBack {
-            Thread.sleep(forTimeInterval: 0.5)
-            keptKiB = try #require(service.residentKiB) - resident
-        }
+        let keptKiB = try keptKiB(by: service, above: resident, waitingBelow: 48 * 1024)
         print("history back-pressure: \(keptKiB) KiB kept once they went")
         let heldDeadline = ContinuousClock.now + .seconds(10)
         while try readExposition(file).value("strata_history_held_bytes") != 0, ContinuousClock.now < heldDeadline {

@@ -340,14 +340,7 @@ import Workloads
     @Test func upWritesAFilePerProcessThatReadTogether() throws {
         let data = try ChildProcess.temporaryDirectory("strata-metrics-up")
         defer { try? FileManager.default.removeItem(at: data) }
-        try ServiceProcess.prepare(data)
-        let directory = data.appendingPathComponent("textfile")
-        let endpoints = try ["commands", "events", "history"].map {
-            ("--\($0)", "tcp://127.0.0.1:\(try freeLoopbackPort())")
-        }
-        let up = try StrataProcess(
-            ["up", "--data", data.path, "--key", ServiceProcess.Keys.service, "--metrics-dir", directory.path]
-                + ["--metrics-interval", "0.2"] + endpoints.flatMap { [$0.0, $0.1] })
+        let (up, directory) = try Self.up(data, metricsInterval: "0.2")
         defer { up.stop() }
         for name in ["serve", "project-readmodels", "project-audit"] {
             try up.waitForLine(containing: "\(name): ready ")
@@ -402,14 +395,7 @@ import Workloads
     @Test func upCountsAChildThatCrashedAndWasStartedAgain() throws {
         let data = try ChildProcess.temporaryDirectory("strata-metrics-up-restart")
         defer { try? FileManager.default.removeItem(at: data) }
-        try ServiceProcess.prepare(data)
-        let directory = data.appendingPathComponent("textfile")
-        let endpoints = try ["commands", "events", "history"].map {
-            ("--\($0)", "tcp://127.0.0.1:\(try freeLoopbackPort())")
-        }
-        let up = try StrataProcess(
-            ["up", "--data", data.path, "--key", ServiceProcess.Keys.service, "--metrics-dir", directory.path]
-                + ["--metrics-interval", "0.1"] + endpoints.flatMap { [$0.0, $0.1] })
+        let (up, directory) = try Self.up(data, metricsInterval: "0.1")
         defer { up.stop() }
         try up.waitForLine(containing: "project-audit: ready ")
         let path = directory.appendingPathComponent("up.prom").path
@@ -449,6 +435,20 @@ import Workloads
             #expect(last.value("strata_up_child_running", ["process": process]) == 0, "\(process)")
         }
         #expect(last.value("strata_up_child_restarts_total", audit) == 1)
+    }
+
+    /// `strata up` on `data`, prepared, on free loopback ports, writing its metrics to the
+    /// directory it returns every `metricsInterval` seconds.
+    static func up(_ data: URL, metricsInterval: String) throws -> (StrataProcess, metrics: URL) {
+        try ServiceProcess.prepare(data)
+        let directory = data.appendingPathComponent("textfile")
+        let endpoints = try ["commands", "events", "history"].flatMap {
+            ["--\($0)", "tcp://127.0.0.1:\(try freeLoopbackPort())"]
+        }
+        let up = try StrataProcess(
+            ["up", "--data", data.path, "--key", ServiceProcess.Keys.service, "--metrics-dir", directory.path]
+                + ["--metrics-interval", metricsInterval] + endpoints)
+        return (up, directory)
     }
 
     @Test func badObservabilityOptionsAreUsageErrors() throws {

@@ -96,12 +96,7 @@ import Testing
 
         for peer in stalled { peer.close() }
         stalled = []
-        var keptKiB = Int.max
-        let givenBack = ContinuousClock.now + .seconds(20)
-        while keptKiB >= 32 * 1024, ContinuousClock.now < givenBack {
-            Thread.sleep(forTimeInterval: 0.5)
-            keptKiB = try #require(service.residentKiB) - resident
-        }
+        let keptKiB = try keptKiB(by: service, above: resident, waitingBelow: 32 * 1024)
         print("unread refusals: \(keptKiB) KiB kept once they went")
         #expect(keptKiB < 32 * 1024, "the service kept \(keptKiB) KiB more than before, once the peers went")
         #expect(try readExposition(file).value("strata_command_replies_held_bytes") == 0)

@@ -87,3 +87,18 @@ func accountErasure(_ account: String, id: String? = nil, reason: String = "aske
         id: id ?? "erase-\(account)", type: "EraseSubject", actor: ServiceProcess.admin,
         payload: ["subjectId": .string(account), "kind": "ACCOUNT", "reason": .string(reason)])
 }
+
+/// The KiB the service holds above `baseline` once it has given memory back: read every half
+/// second until it is below `boundKiB`, for 20 s at most.
+func keptKiB(
+    by service: ServiceProcess, above baseline: Int, waitingBelow boundKiB: Int,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> Int {
+    var kept = Int.max
+    let deadline = ContinuousClock.now + .seconds(20)
+    while kept >= boundKiB, ContinuousClock.now < deadline {
+        Thread.sleep(forTimeInterval: 0.5)
+        kept = try #require(service.residentKiB, sourceLocation: sourceLocation) - baseline
+    }
+    return kept
+}
