@@ -116,7 +116,7 @@ enum ProjectCommand {
         if let bytes = try arguments.integer("subscriber-buffer", in: 4096...1_073_741_824) {
             settings.receiveBufferBytes = Int32(bytes)
         }
-        let registry = observability.registry(process: "project-\(target.name)")
+        let registry = observability.registry(process: metricsProcess(target.name))
         let metrics = registry.map { ProjectorMetrics(registry: $0, projection: target.name) }
         settings.metrics = metrics
         // Written once now: a metrics file that cannot be written is refused before the
@@ -185,6 +185,9 @@ enum ProjectCommand {
                 "cannot read the key store \(path): \(String(cString: strerror(errno))). \(keyStoreHint)")
         }
     }
+
+    /// The `process` label of projector NAME's metrics, in its own file and in `up`'s.
+    static func metricsProcess(_ name: String) -> String { "project-\(name)" }
 
     /// What a projector without a key store it can read should do instead.
     static let keyStoreHint =

@@ -9,8 +9,8 @@ enum UpCommand {
             + ServeCommand.Tuning.options + [
             OptionSpec(
                 "metrics-dir", value: "DIR",
-                help: "Each process writes its metrics to DIR/serve.prom, DIR/readmodels.prom, DIR/audit.prom; up its own "
-                    + "to DIR/up.prom."),
+                help: "Each process writes its metrics to DIR/serve.prom, DIR/readmodels.prom, DIR/audit.prom; "
+                    + "up its own to DIR/up.prom."),
             Observability.intervalOption, Observability.logLevelOption,
             OptionSpec("print-services", help: "Print the processes it would start, one JSON line each, and exit."),
         ],
@@ -79,10 +79,11 @@ enum UpCommand {
         _ = try configuration.signingKey(for: .history)
 
         // up's own file beside its children's: which of them run, and how often each was restarted.
+        let metricsDirectory = arguments.value("metrics-dir")
         let own = Observability(
-            metricsFile: arguments.value("metrics-dir").map { $0 + "/up.prom" },
+            metricsFile: metricsDirectory.map { $0 + "/up.prom" },
             metricsIntervalSeconds: observability.metricsIntervalSeconds, logLevel: observability.logLevel)
-        if let metricsDirectory = arguments.value("metrics-dir") {
+        if let metricsDirectory {
             try Directories.create(metricsDirectory, "the metrics directory")
             try own.requireMetricsFileApart(configuration, arguments, environment)
         }
@@ -144,7 +145,7 @@ enum UpCommand {
         let projectorOptions = passed(shared + ["key"]) + watched
         func projector(_ name: String) -> Supervisor.Child {
             .init(
-                name: name, process: "project-\(name)",
+                name: name, process: ProjectCommand.metricsProcess(name),
                 arguments: ["project", name] + projectorOptions + metricsFile(name), isEssential: false,
                 exitMeanings: projectorExits)
         }
