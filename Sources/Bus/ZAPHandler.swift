@@ -12,8 +12,15 @@ import StrataCore
 public final class ZAPHandler {
     /// Where libzmq looks for the handler, in the server sockets' own context.
     public static let endpoint = "inproc://zeromq.zap.01"
-    /// The ZAP domain the service's server sockets name.
-    public static let domain = "strata"
+    /// The ZAP domains the service's server sockets name, each admitting its own keys.
+    public enum Domain: String, Sendable, CaseIterable {
+        /// The commands and history endpoints: every key in the key file. Each request is then
+        /// checked against its signing key's scopes, so a connection may carry any key's requests.
+        case requests = "strata"
+        /// The events endpoint: only keys with the `history` scope. A subscription carries no
+        /// request to check, so the handshake is the only gate: the bus is the history, live.
+        case events = "strata-events"
+    }
     /// Refusals of one client key (or, without a key, of one address and mechanism) are
     /// logged at most once per interval: a refused client reconnects over and over.
     public static let logInterval: DispatchTimeInterval = .seconds(10)
@@ -36,15 +43,15 @@ public final class ZAPHandler {
     }
 
     private let socket: ZMQSocket
-    private let allowList: @Sendable () -> [CurveKey: String]
+    private let allowList: @Sendable (Domain) -> [CurveKey: String]
     private let logger: Logger
     private var lastLogged: [String: (at: DispatchTime, suppressed: Int)] = [:]
 
-    /// Binds the handler in `context`. `allowList` maps each admitted public key to the id
-    /// of its key in the key file, which becomes the connection's ZAP user id; it is asked at
+    /// Binds the handler in `context`. `allowList` maps each public key a domain admits to the
+    /// id of its key in the key file, which becomes the connection's ZAP user id; it is asked at
     /// each handshake, so that it follows the key file.
     public init(
-        _ context: ZMQContext, allowList: @escaping @Sendable () -> [CurveKey: String], logger: Logger
+        _ context: ZMQContext, allowList: @escaping @Sendable (Domain) -> [CurveKey: String], logger: Logger
     ) throws(ZMQError) {
         socket = try ZMQSocket(context, .reply)
         try socket.bind(Self.endpoint)
@@ -60,7 +67,7 @@ public final class ZAPHandler {
             guard try !zmqPollReadable([socket], timeoutMilliseconds: 100).isEmpty,
                 let request = try socket.receive(wait: false)
             else { continue }
-            let (reply, refusal) = Self.answer(request, allowList: allowList())
+            let (reply, refusal) = Self.answer(request, allowList: allowList)
             if let refusal { log(refusal) }
             try socket.send(reply)
         }
@@ -68,10 +75,10 @@ public final class ZAPHandler {
 
     /// The reply to one ZAP request: `[version, request id, domain, address, identity,
     /// mechanism, credentials…]` in, `[version, request id, status, text, user id, metadata]`
-    /// out; 200 only for CURVE with an allow-listed 32-byte client key, and the refusal if
-    /// it is not 200.
+    /// out; 200 only for CURVE with a 32-byte client key the request's domain admits, and the
+    /// refusal if it is not 200.
     public static func answer(
-        _ request: [[UInt8]], allowList: [CurveKey: String]
+        _ request: [[UInt8]], allowList: (Domain) -> [CurveKey: String]
     ) -> (reply: [[UInt8]], refusal: Refusal?) {
         let requestId = request.count > 1 ? request[1] : []
         func reply(_ status: String, _ text: String, userId: String = "") -> [[UInt8]] {
@@ -87,13 +94,14 @@ public final class ZAPHandler {
             return (reply(status, reason), refusal)
         }
         guard request.count >= 6, text(0) == "1.0" else { return refuse("500", "a malformed ZAP request") }
-        guard text(2) == domain, mechanism == "CURVE", request.count == 7,
+        guard let domain = Domain(rawValue: text(2)), mechanism == "CURVE", request.count == 7,
             let clientKey = CurveKey(bytes: request[6])
-        else { return refuse("400", "not a CURVE client of domain \(domain)") }
-        guard let keyId = allowList[clientKey] else {
-            return refuse("400", "the client key is not in the key file", clientKey)
+        else { return refuse("400", "not a CURVE client of a domain of the service") }
+        if let keyId = allowList(domain)[clientKey] { return (reply("200", "OK", userId: keyId), nil) }
+        if domain == .events, let keyId = allowList(.requests)[clientKey] {
+            return refuse("400", "key \(keyId) has no history scope, which the events endpoint needs", clientKey)
         }
-        return (reply("200", "OK", userId: keyId), nil)
+        return refuse("400", "the client key is not in the key file", clientKey)
     }
 
     /// Logs a refusal at warning level, rate-limited per client key.

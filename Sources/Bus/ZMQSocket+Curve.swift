@@ -8,12 +8,12 @@ extension ZMQSocket {
     static let zapEnforceDomain: Int32 = 93
 
     /// Makes this socket a CURVE server holding `secretKey`: every connection is encrypted,
-    /// and admitted only if the `ZAPHandler` running in the same context says so. Call it
-    /// before `bind`.
-    public func makeCurveServer(secretKey: CurveKey) throws(ZMQError) {
+    /// and admitted only if the `ZAPHandler` running in the same context says so for `domain`.
+    /// Call it before `bind`.
+    public func makeCurveServer(secretKey: CurveKey, domain: ZAPHandler.Domain = .requests) throws(ZMQError) {
         try setOption(ZMQ_CURVE_SERVER, Int32(1))
         try setOption(ZMQ_CURVE_SECRETKEY, bytes: secretKey.bytes)
-        try setOption(ZMQ_ZAP_DOMAIN, bytes: Array(ZAPHandler.domain.utf8))
+        try setOption(ZMQ_ZAP_DOMAIN, bytes: Array(domain.rawValue.utf8))
         do {
             try setOption(Self.zapEnforceDomain, Int32(1))
         } catch where error.code == EINVAL {

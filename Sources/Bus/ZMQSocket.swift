@@ -105,6 +105,14 @@ public final class ZMQSocket {
         try check("zmq_bind \(endpoint)") { zmq_bind(handle, endpoint) }
     }
 
+    /// Stops listening on `endpoint`, as bound (`lastEndpoint()`), and closes every connection
+    /// accepted through it: libzmq's listener owns the sessions it accepted. libzmq closes the
+    /// listening socket on its own I/O thread, so a `bind` to the same address just after may
+    /// find it still in use (EADDRINUSE) for a moment.
+    public func unbind(_ endpoint: String) throws(ZMQError) {
+        try check("zmq_unbind \(endpoint)") { zmq_unbind(handle, endpoint) }
+    }
+
     /// Connects to `endpoint`; a TCP port that is not one of 1 to 65535 is refused (EINVAL), as
     /// for `bind`: libzmq connected to port 0 for ever, and to another port than one beyond 65535.
     public func connect(_ endpoint: String) throws(ZMQError) {

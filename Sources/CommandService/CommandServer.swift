@@ -177,7 +177,11 @@ public final class CommandServer: Sendable {
                     let handler: ZAPHandler
                     do throws(ZMQError) {
                         handler = try ZAPHandler(
-                            context, allowList: { liveKeys.current.allowList }, logger: control.logger)
+                            context,
+                            allowList: { domain in
+                                let keys = liveKeys.current
+                                return domain == .events ? keys.eventsAllowList : keys.allowList
+                            }, logger: control.logger)
                     } catch {
                         let failure = ServerError(.environment, "cannot start the ZAP handler: \(error)")
                         return ready.report(.failure(failure))
@@ -220,7 +224,8 @@ public final class CommandServer: Sendable {
                     thread = try PublisherThread(
                         head: head, eventsEndpoint: settings.eventsEndpoint, repliesEndpoint: repliesEndpoint,
                         publications: publications, heartbeatInterval: settings.heartbeatInterval,
-                        publisherHighWaterMark: settings.publisherHighWaterMark, control: control,
+                        publisherHighWaterMark: settings.publisherHighWaterMark, keys: curve == nil ? nil : liveKeys,
+                        control: control,
                         metrics: settings.metrics)
                 } catch {
                     publications.close()
@@ -343,10 +348,11 @@ public final class CommandServer: Sendable {
         return pair
     }
 
-    /// The client public keys the ZAP handler admits, each with its key's id.
-    static func curveAllowList(_ keys: KeyFile) -> [CurveKey: String] {
+    /// The client public keys the ZAP handler admits, each with its key's id: of every key, or
+    /// of the keys with `scope`.
+    static func curveAllowList(_ keys: KeyFile, scope: KeyFile.Scope? = nil) -> [CurveKey: String] {
         var allowList: [CurveKey: String] = [:]
-        for key in keys.keys {
+        for key in keys.keys where scope.map(key.scopes.contains) ?? true {
             if let curvePublic = key.curvePublic { allowList[curvePublic] = key.id }
         }
         return allowList

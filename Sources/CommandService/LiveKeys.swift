@@ -35,13 +35,18 @@ final class LiveKeys: Sendable {
     struct InForce: Sendable {
         let keys: KeyFile
         let roles: [String: Set<Role>]
+        /// The client public keys the ZAP handler admits on the request endpoints (every key's),
+        /// each with its key's id.
         let allowList: [CurveKey: String]
+        /// Those it admits on the events endpoint: keys with the `history` scope.
+        let eventsAllowList: [CurveKey: String]
         let curve: CurveKeyPair?
 
         init(_ keys: KeyFile) throws(ServerError) {
             self.keys = keys
             roles = try CommandServer.roles(of: keys)
             allowList = CommandServer.curveAllowList(keys)
+            eventsAllowList = CommandServer.curveAllowList(keys, scope: .history)
             curve = try CommandServer.curveServerPair(keys)
         }
     }

@@ -18,6 +18,8 @@ import StrataCore
 /// As it replies it accounts for each command (an error line for one answered INTERNAL, at
 /// debug level a line for every one, a count when metrics are on), and hands the turn's
 /// counts to the metrics once, after publishing.
+///
+/// Over CURVE it also keeps revoked keys off the live bus (`followKeys`).
 final class PublisherThread {
     private let publisher: ZMQSocket
     private let replies: ZMQSocket
@@ -28,6 +30,13 @@ final class PublisherThread {
     private var tally = BatchTally()
     private var head: Int64
     let endpoint: String
+    /// The keys in force, over CURVE; nil without it.
+    private let keys: LiveKeys?
+    private var keysGeneration: Int
+    /// The client keys the events endpoint admitted at the last look.
+    private var subscribable: Set<CurveKey>
+    /// Since the endpoint was unbound to drop its subscribers, until it is bound again.
+    private var unboundSince: ContinuousClock.Instant?
 
     /// The largest message a subscriber may send, a larger one disconnecting it. libzmq holds
     /// every message to it, the handshake's commands included: CURVE's INITIATE carries a few
@@ -39,10 +48,10 @@ final class PublisherThread {
     /// Made on the thread that runs it: its sockets stay there.
     init(
         head: Int64, eventsEndpoint: String, repliesEndpoint: String, publications: PublicationQueue,
-        heartbeatInterval: TimeInterval, publisherHighWaterMark: Int32, control: ServerControl,
+        heartbeatInterval: TimeInterval, publisherHighWaterMark: Int32, keys: LiveKeys?, control: ServerControl,
         metrics: ServiceMetrics?
     ) throws(ZMQError) {
-        publisher = try control.clientFacingSocket(.publisher, lingerMilliseconds: 2000)
+        publisher = try control.clientFacingSocket(.publisher, lingerMilliseconds: 2000, domain: .events)
         // A subscriber that falls this far behind loses messages (PUB drops at the mark)
         // and catches up through history.
         try publisher.setHighWaterMarks(send: publisherHighWaterMark, receive: 1000)
@@ -60,6 +69,9 @@ final class PublisherThread {
         self.heartbeatInterval = heartbeatInterval
         logger = control.logger
         self.metrics = metrics
+        self.keys = keys
+        keysGeneration = keys?.generation ?? 0
+        subscribable = Set(keys?.current.eventsAllowList.keys ?? [:].keys)
     }
 
     /// Runs until the writer is finished, then tells the commands thread it is done. It
@@ -84,6 +96,55 @@ final class PublisherThread {
             if DispatchTime.now() >= nextHeartbeat {
                 try publisher.send(Heartbeat(head: head).frames)
                 nextHeartbeat = DispatchTime.now() + heartbeatInterval
+            }
+            try followKeys()
+        }
+    }
+
+    /// libzmq checks a client key only at the handshake, and a PUB cannot drop one subscriber:
+    /// a key revoked (or no longer given the history scope) would go on receiving every event
+    /// on a subscription it already had. So when the events endpoint stops admitting a key, the
+    /// endpoint is unbound, which closes every connection accepted through it, and bound again.
+    /// Each subscriber's libzmq reconnects (within 100 ms by default) and shakes hands anew,
+    /// which the revoked key fails; the others see a gap or a heartbeat ahead of them and catch
+    /// up through history, as after any lost message. Revocations are rare; the reconnects cost
+    /// the subscribers a catch-up each.
+    private func followKeys() throws(ZMQError) {
+        if unboundSince != nil { try bindAgain() }
+        guard let keys else { return }
+        let generation = keys.generation
+        guard generation != keysGeneration else { return }
+        // The count before the keys: keys put in force in between are looked at again next time.
+        keysGeneration = generation
+        let admitted = Set(keys.current.eventsAllowList.keys)
+        let lost = subscribable.subtracting(admitted)
+        subscribable = admitted
+        guard !lost.isEmpty, unboundSince == nil else { return }
+        logger.info(
+            "the events endpoint no longer admits \(lost.count) client key(s) "
+                + "(\(lost.map(\.z85).sorted().joined(separator: ", "))): closing every subscriber's connection, "
+                + "so that the others reconnect and catch up through history, and those keys are refused")
+        try publisher.unbind(endpoint)
+        unboundSince = .now
+        try bindAgain()
+    }
+
+    /// Binds the events endpoint again after `followKeys` unbound it. libzmq closes the old
+    /// listening socket on its I/O thread, so the address may be in use for a moment: it tries
+    /// for up to 200 ms here, and then again at each turn of the loop.
+    private func bindAgain() throws(ZMQError) {
+        guard let since = unboundSince else { return }
+        let deadline = ContinuousClock.now + .milliseconds(200)
+        while true {
+            do {
+                try publisher.bind(endpoint)
+                unboundSince = nil
+                let milliseconds = Int(((ContinuousClock.now - since).seconds * 1000).rounded())
+                logger.info("the events endpoint \(endpoint) is bound again after \(milliseconds) ms")
+                return
+            } catch where error.code == EADDRINUSE {
+                guard ContinuousClock.now < deadline else { return }
+                usleep(5_000)
             }
         }
     }

@@ -26,9 +26,11 @@ final class ServerControl: Sendable {
 
     /// A socket clients connect to: a CURVE server when the key file asks for CURVE. Bind
     /// it after this returns.
-    func clientFacingSocket(_ kind: ZMQSocket.Kind, lingerMilliseconds: Int32) throws(ZMQError) -> ZMQSocket {
+    func clientFacingSocket(
+        _ kind: ZMQSocket.Kind, lingerMilliseconds: Int32, domain: ZAPHandler.Domain = .requests
+    ) throws(ZMQError) -> ZMQSocket {
         let socket = try ZMQSocket(context, kind, lingerMilliseconds: lingerMilliseconds)
-        if let curveSecretKey { try socket.makeCurveServer(secretKey: curveSecretKey) }
+        if let curveSecretKey { try socket.makeCurveServer(secretKey: curveSecretKey, domain: domain) }
         return socket
     }
 

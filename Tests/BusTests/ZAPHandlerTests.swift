@@ -9,10 +9,15 @@ import Testing
 @Suite("ZAP handler and CURVE sockets")
 struct ZAPHandlerTests {
     static let allowed = CurveKeyPair.generate()!
-    static let allowList = [allowed.publicKey: "svc"]
+    static let reader = CurveKeyPair.generate()!
+
+    /// `svc` may connect to the request endpoints only; `reader` to the events endpoint too.
+    static func allowList(_ domain: ZAPHandler.Domain) -> [CurveKey: String] {
+        domain == .events ? [reader.publicKey: "reader"] : [allowed.publicKey: "svc", reader.publicKey: "reader"]
+    }
 
     private func request(
-        version: String = "1.0", domain: String = ZAPHandler.domain, mechanism: String = "CURVE",
+        version: String = "1.0", domain: String = ZAPHandler.Domain.requests.rawValue, mechanism: String = "CURVE",
         credentials: [[UInt8]] = [allowed.publicKey.bytes]
     ) -> [[UInt8]] {
         [Array(version.utf8), Array("req-7".utf8), Array(domain.utf8), Array("10.0.0.9".utf8), Array("peer".utf8),
@@ -47,9 +52,23 @@ struct ZAPHandlerTests {
     func refusesOtherMechanismsAndBadCredentials(_ mechanism: String, _ credentials: [[UInt8]]) {
         let (reply, refusal) = ZAPHandler.answer(
             request(mechanism: mechanism, credentials: credentials), allowList: Self.allowList)
-        #expect(strings(reply) == ["1.0", "req-7", "400", "not a CURVE client of domain strata", "", ""])
+        #expect(strings(reply) == ["1.0", "req-7", "400", "not a CURVE client of a domain of the service", "", ""])
         #expect(refusal?.mechanism == mechanism)
         #expect(refusal?.clientKey == nil)
+    }
+
+    /// The events endpoint admits only keys with the history scope: a subscription carries no
+    /// request whose key's scope could be checked later.
+    @Test func theEventsDomainAdmitsOnlyItsOwnKeys() {
+        let events = ZAPHandler.Domain.events.rawValue
+        let (admitted, _) = ZAPHandler.answer(
+            request(domain: events, credentials: [Self.reader.publicKey.bytes]), allowList: Self.allowList)
+        #expect(strings(admitted) == ["1.0", "req-7", "200", "OK", "reader", ""])
+        let (reply, refusal) = ZAPHandler.answer(request(domain: events), allowList: Self.allowList)
+        let reason = "key svc has no history scope, which the events endpoint needs"
+        #expect(strings(reply) == ["1.0", "req-7", "400", reason, "", ""])
+        #expect(refusal?.clientKey == Self.allowed.publicKey)
+        #expect(refusal?.reason == reason)
     }
 
     @Test func refusesAnotherDomain() {
@@ -162,7 +181,7 @@ private final class HandlerThread: Sendable {
             defer { ended.signal() }
             let handler: ZAPHandler
             do throws(ZMQError) {
-                handler = try ZAPHandler(context, allowList: { ZAPHandlerTests.allowList }, logger: logger)
+                handler = try ZAPHandler(context, allowList: { ZAPHandlerTests.allowList($0) }, logger: logger)
             } catch {
                 failure.withLock { $0 = error }
                 bound.signal()

@@ -193,6 +193,59 @@ import Workloads
         #expect(Self.isAccepted(try allowed.request(bodies[1].json)))
     }
 
+    /// A subscription open when its key is revoked: libzmq checks a key only at the handshake and
+    /// a PUB cannot drop one peer, so the revoked key went on hearing every event. Now, once its
+    /// events endpoint stops admitting a key, the service closes every subscriber's connection:
+    /// the others reconnect and hear the bus again, the revoked key hears nothing more. A key
+    /// without the history scope is never admitted there.
+    @Test func aRevokedKeysSubscriptionHearsNothingMoreWhileTheOthersReconnect() throws {
+        let (service, data) = try Self.start()
+        defer {
+            service.stop()
+            try? FileManager.default.removeItem(at: data)
+        }
+        let made = try ChildProcess.strata(["keys", "new", "doomed", "--scope", "history", "--data", data.path])
+        #expect(made.exitCode == 0, "\(made.stderr)")
+        let added = Date().addingTimeInterval(5)
+        while !service.log.contains("; added doomed"), Date() < added { usleep(50_000) }
+        let context = try ZMQContext()
+        let doomedCurve = try #require(try service.curveKeys(of: "doomed"))
+        let commandsOnlyCurve = try #require(try service.curveKeys(of: ServiceProcess.Keys.commandsOnly))
+        let subscribers = [
+            try Self.subscriber(context, service.events, doomedCurve),
+            try Self.subscriber(context, service.events, try service.curveKeys(of: ServiceProcess.Keys.historyOnly)),
+            try Self.subscriber(context, service.events, commandsOnlyCurve),
+        ]
+        defer { for subscriber in subscribers { subscriber.close() } }
+        let before = try Self.listen(subscribers, for: 2500)
+        #expect(before[0].contains { $0.first == Heartbeat.topic }, "\(service.log)")
+        #expect(before[1].contains { $0.first == Heartbeat.topic }, "\(service.log)")
+        #expect(before[2].isEmpty, "a commands-only key heard the bus")
+        #expect(
+            service.log.contains(
+                "key=\(commandsOnlyCurve.client.publicKey.z85): key cmd-only has no history scope, which the events "
+                    + "endpoint needs"), "\(service.log)")
+
+        let revoked = try ChildProcess.strata(["keys", "revoke", "doomed", "--data", data.path])
+        #expect(revoked.exitCode == 0, "\(revoked.stderr)")
+        let rebound = Date().addingTimeInterval(5)
+        while !service.log.contains("is bound again"), Date() < rebound { usleep(50_000) }
+        #expect(
+            service.log.contains("no longer admits 1 client key(s) (\(doomedCurve.client.publicKey.z85))"),
+            "\(service.log)")
+        // What was on its way before the connection closed.
+        _ = try Self.listen(subscribers, for: 300)
+        let commands = try service.commandClient(context)
+        defer { commands.close() }
+        let body = Self.bodies("cv-revoked")[0]
+        #expect(Self.isAccepted(try commands.request(body.json, timeoutMilliseconds: 10_000)))
+        let after = try Self.listen(subscribers, for: 2500)
+        #expect(after[0].isEmpty, "the revoked key still hears the bus: \(after[0].count) messages")
+        #expect(after[1].contains { $0.first == Heartbeat.topic }, "\(service.log)")
+        #expect(after[1].contains { $0.first.map { String(decoding: $0, as: UTF8.self) } == "user.UserRegistered" })
+        #expect(after[2].isEmpty)
+    }
+
     /// A projector connected with a key the service admits only later (it rereads its key file
     /// once a second): libzmq's subscriber gave up for good on the refused handshake, and the
     /// projector got every event through a quiet-bus catch-up alone, seconds late, until it was

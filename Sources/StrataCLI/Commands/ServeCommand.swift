@@ -117,9 +117,11 @@ enum ServeCommand {
         let endpoints = server.endpoints
         if let curve = keys.curveServerPair {
             let admitted = keys.keys.filter { $0.curvePublic != nil }
+            let subscribers = admitted.filter { $0.scopes.contains(.history) }
             logger.info(
                 "CURVE on every endpoint: server public key \(curve.publicKey.z85), \(admitted.count) client keys "
-                    + "admitted (\(admitted.map(\.id).joined(separator: ", ")))")
+                    + "admitted (\(admitted.map(\.id).joined(separator: ", "))), on the events endpoint the "
+                    + "\(subscribers.count) with the history scope")
             for key in keys.keys where key.curvePublic == nil {
                 logger.warning("key \(key.id) has no \"curvePublic\": the service refuses its connections")
             }
