@@ -142,7 +142,13 @@ public struct AuditLog: Projection {
                 text += " of \(MoneyText.of(first.totalCents))"
                 if last.totalCents != first.totalCents { text += " (last \(MoneyText.of(last.totalCents)))" }
                 text += " due \(first.dueDate) to \(last.dueDate)"
-                text += ", total \(MoneyText.of(e.schedule.reduce(0) { $0 + $1.totalCents }))"
+                // Checked: only a store Strata did not write has totals that overflow, and the
+                // entry is still due.
+                let total = e.schedule.reduce((0 as Int64, false)) { sum, entry in
+                    let (next, overflow) = sum.0.addingReportingOverflow(entry.totalCents)
+                    return (next, sum.1 || overflow)
+                }
+                text += total.1 ? ", total beyond 64 bits of cents" : ", total \(MoneyText.of(total.0))"
             }
             return text
         case .loanRejected(let e):

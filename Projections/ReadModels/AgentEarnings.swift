@@ -125,11 +125,12 @@ public struct AgentEarnings: Projection {
         case .cashoutApproved(let e):
             let (agentId, amount) = try decide(
                 e.cashoutId, status: "APPROVED", by: e.approvedBy, reason: nil, event: event, in: tables)
-            try add(Change(pending: -amount, cashedOut: amount), to: agentId, in: tables)
+            let released = try Self.difference(0, amount, agentId)
+            try add(Change(pending: released, cashedOut: amount), to: agentId, in: tables)
         case .cashoutRejected(let e):
             let (agentId, amount) = try decide(
                 e.cashoutId, status: "REJECTED", by: e.rejectedBy, reason: e.reason, event: event, in: tables)
-            try add(Change(pending: -amount), to: agentId, in: tables)
+            try add(Change(pending: try Self.difference(0, amount, agentId)), to: agentId, in: tables)
         case .commissionRateChanged(let e):
             try tables.run(
                 Self.setRate,
@@ -140,14 +141,27 @@ public struct AgentEarnings: Projection {
     }
 
     private func add(_ change: Change, to agentId: String, in tables: any ProjectionTables) throws {
+        let collectible = try Self.difference(
+            try Self.difference(change.earned, change.cashedOut, agentId), change.pending, agentId)
         try tables.run(
             Self.accumulate,
             [
                 .text(agentId), .integer(change.earned), .integer(change.pending), .integer(change.cashedOut),
-                .integer(change.earned - change.cashedOut - change.pending), .integer(change.commissions),
+                .integer(collectible), .integer(change.commissions),
                 .integer(change.loans), .integer(change.loansReleased), .integer(change.releasedCents),
                 .integer(change.collected), .integer(change.payments),
             ])
+    }
+
+    /// `a − b`. Strata records amounts of at most 10¹⁵ cents, so only a store it did not write
+    /// holds amounts near Int64's ends; there the projection stops at the event rather than the
+    /// process trapping.
+    private static func difference(_ a: Int64, _ b: Int64, _ agentId: String) throws -> Int64 {
+        let (result, overflow) = a.subtractingReportingOverflow(b)
+        guard !overflow else {
+            throw ProjectionInconsistency("agent \(agentId)'s amounts go beyond what 64 bits of cents hold")
+        }
+        return result
     }
 
     private func agentLoan(

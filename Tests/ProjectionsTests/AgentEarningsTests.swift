@@ -109,6 +109,16 @@ import Testing
         #expect(try h.rows(earnings) == [["agent-1", 20_000, 0, 10_000, 10_000, 1, 0, 0, 0, 0, 0]])
     }
 
+    /// Only a store Strata did not write holds such an amount (it records at most 10¹⁵ cents): the
+    /// projection stops there, where the process trapped on the overflow before.
+    @Test func anAmountAtInt64sEndStopsTheProjection() throws {
+        let h = try ProjectionHarness([AgentEarnings()])
+        try h.given(F.cashoutRequested("C1", cents: .min), stream: "cashout-C1", actor: "agent-1")
+        let stop = try #require(h.database.stop)
+        #expect(stop.position == 1)
+        #expect(stop.error.contains("agent agent-1's amounts go beyond what 64 bits of cents hold"), "\(stop)")
+    }
+
     @Test func aPaymentOnALoanItHasNotSeenStopsTheProjection() throws {
         let h = try ProjectionHarness([AgentEarnings()])
         try h.given(F.partialPayment("L5"), stream: "loan-L5", actor: "agent-1")

@@ -279,6 +279,19 @@ private let everyType: [(StrataEvent, String, String, String, String)] = [
         #expect(try h.rows("SELECT position, action FROM audit_log") == [[1, "REGISTER_USER"]])
     }
 
+    /// A schedule whose total overflows is in no store Strata wrote; its entry is still written,
+    /// where the process trapped before.
+    @Test func aScheduleTotalBeyondSixtyFourBitsIsSaidSo() {
+        let entries = (1...2).map { number in
+            ScheduleEntry(
+                number: number, dueDate: LocalDate("2026-12-02")!, principalCents: .max, interestCents: 0,
+                totalCents: .max, remainingBalanceCents: 0)
+        }
+        let event = StrataEvent.loanApproved(
+            LoanApproved(loanId: "L1", approvedBy: "admin-1", approvedOn: LocalDate("2026-11-02")!, schedule: entries))
+        #expect(AuditLog.summary(of: event).hasSuffix(", total beyond 64 bits of cents"))
+    }
+
     @Test func amountsReadAsUnitsWithTwoDecimalsAndThousandsSeparators() {
         #expect(MoneyText.of(0) == "0.00")
         #expect(MoneyText.of(5) == "0.05")
