@@ -283,12 +283,14 @@ public final class CommandWriter {
         case .failure(let error): return try write(.refuse(error), type: type)
         case .success(let command): valid = command
         }
+        func unrecorded(_ error: StoreError) -> Decided {
+            .unrecorded(StrataError(.internal, reason: "STORE_FAILURE", "the command was not recorded: \(error)"))
+        }
         let reads = valid.command.reads(actor: body.actor, configuration: configuration)
         do throws(StoreError) {
             try cache.load(reads)
         } catch {
-            return .unrecorded(
-                StrataError(.internal, reason: "STORE_FAILURE", "the command was not recorded: \(error)"))
+            return unrecorded(error)
         }
         let decision = Decider.decide(
             valid, actor: body.actor, expectedVersion: body.expectedVersion, reads: reads, state: cache.state,
@@ -297,6 +299,15 @@ public final class CommandWriter {
         case .refused(let error):
             return try write(.refuse(error), type: type)
         case .accepted(let accepted):
+            // A stream written without being read (the agent's ledger a payment's commission
+            // goes to) is folded before the new events join it: held with them alone, it would
+            // read as the whole stream to the next command, a cash-out seeing only what was
+            // earned since the cache was last filled, at a version the store refuses.
+            do throws(StoreError) {
+                try cache.load(accepted.events.map(\.stream))
+            } catch {
+                return unrecorded(error)
+            }
             let first = encoding.count
             for event in accepted.events {
                 let stream = event.stream.name

@@ -72,7 +72,8 @@ struct StateCache {
     }
 
     /// Applies events a decision just made (before they are committed), so the next
-    /// command of the batch sees them. A failed commit must `reset`.
+    /// command of the batch sees them. Their streams must be loaded first: a stream is held
+    /// whole or not at all. A failed commit must `reset`.
     mutating func apply(_ events: [StrataEvent]) {
         for event in events {
             state.apply(event)
