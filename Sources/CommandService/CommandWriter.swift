@@ -304,7 +304,7 @@ public final class CommandWriter {
             // read as the whole stream to the next command, a cash-out seeing only what was
             // earned since the cache was last filled, at a version the store refuses.
             do throws(StoreError) {
-                try cache.load(accepted.events.map(\.stream))
+                try cache.load(accepted.events.lazy.map(\.stream))
             } catch {
                 return unrecorded(error)
             }

@@ -56,7 +56,7 @@ struct StateCache {
     /// at all: every event is read before any is applied, so one that cannot be read leaves
     /// nothing of its stream behind (the writer refuses the command that reads it and goes
     /// on with the batch, on this state).
-    mutating func load(_ streams: [StreamRef]) throws(StoreError) {
+    mutating func load(_ streams: some Sequence<StreamRef>) throws(StoreError) {
         for stream in streams where !loaded.contains(stream) {
             var events: [StrataEvent] = []
             do throws(StoreError) {
