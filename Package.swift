@@ -104,7 +104,7 @@ let package = Package(
             name: "CommandServiceTests",
             dependencies: [
                 "CommandService", "Bus", "Domain", "EventStore", "Events", "StrataCore", "StrataFuzz", "StrataTesting",
-                "StrataSQLite", "SubjectKeys",
+                "StrataSQLite", "SubjectKeys", "Workloads",
             ],
             swiftSettings: strict),
         // End to end: the real `strata serve` process, talked to over ZeroMQ on loopback.

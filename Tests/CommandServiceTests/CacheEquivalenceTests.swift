@@ -1,0 +1,146 @@
+import CommandService
+import Domain
+import EventStore
+import Events
+import Foundation
+import StrataCore
+import StrataTesting
+import Testing
+import Workloads
+
+/// What the writer decides must not depend on what its cache happens to hold: a month of the
+/// demo business, then rounds of cash-outs and rate changes against the agents' ledgers, are
+/// decided once by a writer that keeps everything and decides in large batches, and again by
+/// writers that are restarted (a new writer on the same store, its cache empty) every few
+/// batches, or whose cache holds a handful of streams, in batches of random sizes. Every reply
+/// and every stored event must come out the same. A payment's commission goes to the agent's
+/// ledger without reading it, so a writer restarted between a payment and a cash-out once
+/// judged the cash-out by a ledger holding only what was earned since.
+@Suite("Writer decisions whatever its cache holds")
+struct CacheEquivalenceTests {
+    private static let clock = FixedClock()
+    private static let admin = "admin-1"
+
+    /// The demo month, then rounds of cash-outs (some beyond what is collectible), decisions on
+    /// them, commission rates, and payments of the next installment of every active loan.
+    private static func commands() -> [CommandWriter.Pending] {
+        let demo = DemoMonth(admin: admin, prefix: "eq", today: clock.now().date)
+        var bodies = demo.commands()
+        var random = SplitMix64(seed: 7)
+        for round in 0..<3 {
+            for n in 0..<DemoMonth.approvedAgents {
+                let agent = demo.agentId(n)
+                let cashout = "eq-cashout-\(round)-\(n)"
+                let amount = Int64.random(in: 10_000...400_000, using: &random) / 100 * 100
+                bodies.append(
+                    body(
+                        "\(cashout)-request", actor: agent,
+                        .requestCashout(RequestCashout(cashoutId: cashout, agentId: agent, amountCents: amount))))
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0:
+                    bodies.append(
+                        body("\(cashout)-approve", actor: admin, .approveCashout(ApproveCashout(cashoutId: cashout))))
+                case 1:
+                    bodies.append(
+                        body(
+                            "\(cashout)-reject", actor: admin,
+                            .rejectCashout(RejectCashout(cashoutId: cashout, reason: "round \(round)"))))
+                default:
+                    break
+                }
+                let rate = Int.random(in: 500...2000, using: &random)
+                bodies.append(
+                    body(
+                        "eq-rate-\(round)-\(n)", actor: admin,
+                        .setCommissionRate(SetCommissionRate(agentId: agent, rateBp: rate))))
+            }
+            // Small payments on every loan: most are accepted and earn a commission, those on
+            // loans that are not active are refused. Either way, the same in every run.
+            for loan in 0..<DemoMonth.loans {
+                let payment = "eq-pay-\(round)-\(loan)"
+                bodies.append(
+                    body(
+                        payment, actor: admin,
+                        .receivePayment(
+                            ReceivePayment(
+                                paymentId: payment, loanId: demo.loanId(loan), amountCents: 5_000 + Int64(loan),
+                                paidOn: clock.now().date))))
+            }
+        }
+        return bodies.map { body in
+            CommandWriter.Pending(
+                routingId: [1], keyId: "svc", keyRoles: nil, body: body, bodyBytes: body.json, arrivedAt: clock.now(),
+                configuration: DomainConfiguration())
+        }
+    }
+
+    private static func body(_ id: String, actor: String, _ command: Command) -> CommandBody {
+        CommandBody(id: id, type: command.type, actor: actor, payload: command.payloadJSON.objectValue!)
+    }
+
+    /// What one run decided: every reply in order, and every stored event as the chain holds it.
+    private struct Outcome {
+        var replies: [CommandReply] = []
+        var events: [RecordedEvent] = []
+    }
+
+    /// Decides `commands` on a new store, in batches of the sizes `batchSize` gives, with a new
+    /// writer of `cacheCapacity` streams every `restartEvery` batches.
+    private static func run(
+        _ commands: [CommandWriter.Pending], cacheCapacity: Int, restartEvery: Int, seed: UInt64,
+        batchSize: (inout SplitMix64) -> Int
+    ) throws -> Outcome {
+        let directory = try ChildProcess.temporaryDirectory("cache-equivalence")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteEventStore(path: directory.appendingPathComponent("events.db").path, clock: clock)
+        try bootstrap(store)
+        var random = SplitMix64(seed: seed)
+        var outcome = Outcome()
+        var writer = try CommandWriter(store: store, clock: clock, cacheCapacity: cacheCapacity)
+        var next = 0
+        var batches = 0
+        while next < commands.count {
+            if batches > 0 && batches % restartEvery == 0 {
+                writer = try CommandWriter(store: store, clock: clock, cacheCapacity: cacheCapacity)
+            }
+            let end = min(commands.count, next + batchSize(&random))
+            let committed = writer.process(Array(commands[next..<end]))
+            #expect(committed.failure == nil)
+            outcome.replies += committed.replies.map(\.reply)
+            next = end
+            batches += 1
+        }
+        outcome.events = try store.events(after: 0, limit: 1_000_000)
+        return outcome
+    }
+
+    @Test(arguments: [
+        (100_000, 3, UInt64(1)),  // restarted every third batch
+        (100_000, 1, UInt64(2)),  // restarted before every batch
+        (5, 1_000_000, UInt64(3)),  // a cache of five streams, trimmed after nearly every batch
+        (40, 4, UInt64(4)),
+    ])
+    func everyWriterDecidesAsOneThatKeepsEverything(_ cacheCapacity: Int, _ restartEvery: Int, _ seed: UInt64)
+        throws
+    {
+        let commands = Self.commands()
+        let reference = try Self.run(
+            commands, cacheCapacity: 100_000, restartEvery: .max, seed: 0, batchSize: { _ in 64 })
+        let accepted = reference.replies.filter { if case .accepted = $0 { true } else { false } }.count
+        // The run is only worth comparing if it exercises both sides of the rules.
+        #expect(accepted > commands.count / 2 && accepted < commands.count, "\(accepted) of \(commands.count)")
+        let other = try Self.run(
+            commands, cacheCapacity: cacheCapacity, restartEvery: restartEvery, seed: seed,
+            batchSize: { Int.random(in: 1...9, using: &$0) })
+        #expect(other.replies.count == reference.replies.count)
+        for (index, (mine, theirs)) in zip(other.replies, reference.replies).enumerated() where mine != theirs {
+            Issue.record("command \(commands[index].body.id): \(mine)\nwhere one writer decided \(theirs)")
+            break
+        }
+        #expect(other.events.count == reference.events.count)
+        let differing = zip(other.events, reference.events).first { $0.0.hash != $0.1.hash }?.0
+        #expect(
+            differing == nil,
+            "the first stored event that differs: \(differing.map { "\($0.position) \($0.stream) \($0.type)" } ?? "")")
+    }
+}
