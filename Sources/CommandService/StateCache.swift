@@ -7,9 +7,15 @@ import SubjectKeys
 /// The writer's view of the aggregates: a `DomainState` holding the streams folded so far,
 /// and the whole `Directory`. Streams are folded from the store on first use.
 ///
-/// Bounded by a simple rule: when more than `capacity` streams are held after a batch, all
-/// are dropped and folded again on demand (the directory stays). Only the writer thread
+/// Bounded by a simple rule: when more than `capacity` streams are held after a batch, they
+/// are dropped and folded again on demand (the directory stays), but for the few streams that
+/// grow without end while their aggregate stays small (`isKeptThroughTrims`): agents' ledgers,
+/// one event per commission, invoice series and the settings. Folding a ledger again after
+/// every trim would stall the writer for as long as the ledger is long. Only the writer thread
 /// touches it.
+///
+/// A stream is read a page at a time (`foldPage`), so a long one never sits in memory whole;
+/// an invoice series, whose aggregate is its last event, is folded from that event alone.
 ///
 /// With a sealer, the one personal field deciding reads, a user's email, is opened as it is
 /// folded and kept only as its keyed digest (`Directory`); no other personal field is opened.
@@ -21,6 +27,9 @@ struct StateCache {
     private let emailKey: EmailKey
     private(set) var state = DomainState()
     private var loaded: Set<StreamRef> = []
+    /// How many streams the last trim kept (`isKeptThroughTrims`); the next trim waits for
+    /// `capacity` more.
+    private var keptThroughTrim = 0
     /// A rebuild failed: the state may hold decisions that were never committed (a user's
     /// name in the directory, a loan's approval), so nothing may be decided on it until a
     /// rebuild succeeds.
@@ -46,29 +55,66 @@ struct StateCache {
     /// same batch must see (dropping them there decided it against stale versions). A batch
     /// may take the cache past `capacity` by the streams it touches, until the next call.
     mutating func trimIfNeeded() {
-        if loaded.count > capacity {
-            state = DomainState(directory: state.directory)
-            loaded = []
+        guard loaded.count > capacity + keptThroughTrim else { return }
+        state = state.keeping(Self.isKeptThroughTrims)
+        loaded = loaded.filter(Self.isKeptThroughTrims)
+        keptThroughTrim = loaded.count
+    }
+
+    /// The streams a trim keeps: each grows by an event per payment or invoice, for as long
+    /// as the business runs, while its aggregate is a few numbers.
+    static func isKeptThroughTrims(_ stream: StreamRef) -> Bool {
+        switch stream {
+        case .agent, .invoiceSeries, .settings: true
+        default: false
         }
     }
 
+    /// Events read from the store at a time while folding a stream.
+    static let foldPage = 4096
+
     /// Folds every stream in `streams` that is not held yet. A stream is folded whole or not
-    /// at all: every event is read before any is applied, so one that cannot be read leaves
-    /// nothing of its stream behind (the writer refuses the command that reads it and goes
-    /// on with the batch, on this state).
+    /// at all: a short one is read whole before any of it is applied, a longer one folded
+    /// page by page into a state of its own and taken over once it is all read, so one that
+    /// cannot be read leaves nothing of its stream behind (the writer refuses the command that
+    /// reads it and goes on with the batch, on this state).
     mutating func load(_ streams: some Sequence<StreamRef>) throws(StoreError) {
         for stream in streams where !loaded.contains(stream) {
-            var events: [StrataEvent] = []
             do throws(StoreError) {
-                let stored = try store.events(in: stream.name)
-                events.reserveCapacity(stored.count)
-                for recorded in stored { events.append(try decode(recorded)) }
+                try fold(stream)
             } catch {
                 throw StoreError(error.kind, "stream \(stream.name) cannot be read: \(error.message)")
             }
-            for event in events { state.apply(event) }
             loaded.insert(stream)
         }
+    }
+
+    private mutating func fold(_ stream: StreamRef) throws(StoreError) {
+        if stream.isFoldedFromItsLastEvent {
+            let version = try store.version(of: stream.name)
+            guard version > 0 else { return }
+            guard let last = try store.events(in: stream.name, fromVersion: version, limit: 1).first else {
+                throw StoreError(.corrupt, "its event \(version), the last by its version, is missing")
+            }
+            state.apply(last: try decode(last), ofStreamAt: version)
+            return
+        }
+        var page = try store.events(in: stream.name, fromVersion: 1, limit: Self.foldPage)
+        if page.count < Self.foldPage {
+            var events: [StrataEvent] = []
+            events.reserveCapacity(page.count)
+            for recorded in page { events.append(try decode(recorded)) }
+            for event in events { state.apply(event) }
+            return
+        }
+        var scratch = DomainState()
+        while true {
+            for recorded in page { scratch.apply(try decode(recorded)) }
+            guard page.count == Self.foldPage else { break }
+            page = try store.events(
+                in: stream.name, fromVersion: scratch.version(of: stream) + 1, limit: Self.foldPage)
+        }
+        state.take(stream, from: scratch)
     }
 
     /// Applies events a decision just made (before they are committed), so the next
@@ -122,6 +168,7 @@ struct StateCache {
         }
         state = DomainState(directory: directory)
         loaded = []
+        keptThroughTrim = 0
         isStale = false
     }
 

@@ -50,6 +50,38 @@ public struct DomainState: Sendable {
         directory.apply(event)
     }
 
+    /// Folds a stream whose aggregate is its last event alone (`isFoldedFromItsLastEvent`) from
+    /// that event, the stream's `version`th: as folding every event before it would.
+    public mutating func apply(last event: StrataEvent, ofStreamAt version: Int64) {
+        precondition(event.stream.isFoldedFromItsLastEvent, "\(event.stream) is folded from every event")
+        apply(event)
+        versions[event.stream] = version
+    }
+
+    /// Takes `stream`'s aggregate and version from `other`, as if its events had been folded
+    /// here (the directory stays as it is).
+    public mutating func take(_ stream: StreamRef, from other: DomainState) {
+        switch stream {
+        case .user(let id): users[id] = other.users[id]
+        case .account(let id): accounts[id] = other.accounts[id]
+        case .loan(let id): loans[id] = other.loans[id]
+        case .agent(let id): earnings[id] = other.earnings[id]
+        case .cashout(let id): cashouts[id] = other.cashouts[id]
+        case .invoice(let id): invoices[id] = other.invoices[id]
+        case .invoiceSeries(let id): series[id] = other.series[id]
+        case .party(let id): parties[id] = other.parties[id]
+        case .settings: settings = other.settings
+        }
+        versions[stream] = other.versions[stream]
+    }
+
+    /// This state with only the aggregates of the streams `keep` names, and the whole directory.
+    public func keeping(_ keep: (StreamRef) -> Bool) -> DomainState {
+        var kept = DomainState(directory: directory)
+        for stream in versions.keys where keep(stream) { kept.take(stream, from: self) }
+        return kept
+    }
+
     /// Drops a stream's aggregate, as if it had never been folded (a cache eviction, or a
     /// failed commit whose effects must not be seen). The directory is kept: a caller
     /// undoing a failed commit puts back the directory it had before the batch.

@@ -31,6 +31,13 @@ public enum StreamRef: Sendable, Hashable, Comparable, CustomStringConvertible {
         return category + "-" + id
     }
 
+    /// Whether the stream's aggregate is its last event alone, whatever came before: an invoice
+    /// series, whose state is the last number given out. Such a stream, one event per invoice, is
+    /// folded from its last event and its version (`DomainState.apply(last:ofStreamAt:)`).
+    public var isFoldedFromItsLastEvent: Bool {
+        if case .invoiceSeries = self { true } else { false }
+    }
+
     /// The stream a store name denotes, or nil for a category the domain does not know.
     public init?(_ name: StreamName) {
         switch name.category {
