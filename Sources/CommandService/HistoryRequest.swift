@@ -10,7 +10,8 @@ import StrataCore
 /// The body's own fields missing or of the wrong type are MALFORMED (`parse`); values out
 /// of range are INVALID, with every problem listed, as for commands (`problem`). A number
 /// `after` or `limit` cannot hold (a fraction, an exponent, beyond 64 bits) is of the wrong
-/// type, as in a command's own fields.
+/// type, as in a command's own fields, and the optional members read `null` as absent, as
+/// those do.
 public struct HistoryRequest: RequestGate.Body, Equatable {
     public static let fields: Set<String> = ["after", "limit", "categories", "open"]
     public static let maximumLimit: Int64 = 10_000
@@ -48,9 +49,9 @@ public struct HistoryRequest: RequestGate.Body, Equatable {
         func malformed(_ reason: String, _ message: String) -> Result<HistoryRequest, RequestGate.BodyProblem> {
             .failure(RequestGate.BodyProblem(id: nil, error: StrataError(.malformed, reason: reason, message)))
         }
-        // Such a number is read as a `null` in its place, which no field of the request takes:
-        // the refusal names the field it stood in rather than calling the body not JSON.
-        guard let value = try? JSONParser.parseNotingNumbers(bytes).value else {
+        // Such a number is read as a `null` in its place and noted in `numbers`: the refusal
+        // names the field it stood in rather than calling the body not JSON.
+        guard let (value, numbers) = try? JSONParser.parseNotingNumbers(bytes) else {
             return malformed("BODY_NOT_JSON", "the body is not strict JSON")
         }
         guard case .object(let members) = value else { return malformed("BODY_NOT_OBJECT", "the body is not a JSON object") }
@@ -60,20 +61,28 @@ public struct HistoryRequest: RequestGate.Body, Equatable {
         guard let after = members["after"]?.integerValue else {
             return malformed("INVALID_AFTER_FIELD", "\"after\" must be an integer position")
         }
+        // An optional member that is `null` is absent, as in a command's body, so that a client
+        // writes its optional fields the same way on both endpoints; the `null` standing for a
+        // number is not, and is refused as the wrong type.
+        func given(_ field: String) -> JSONValue? {
+            guard let value = members[field] else { return nil }
+            guard value == .null, !numbers.contains(where: { $0.path == [.key(field)] }) else { return value }
+            return nil
+        }
         var limit = defaultLimit
-        if let value = members["limit"] {
+        if let value = given("limit") {
             guard let number = value.integerValue else { return malformed("INVALID_LIMIT_FIELD", "\"limit\" must be an integer") }
             limit = number
         }
         var categories: [String]?
-        if let value = members["categories"] {
+        if let value = given("categories") {
             guard let items = value.arrayValue, items.allSatisfy({ $0.stringValue != nil }) else {
                 return malformed("INVALID_CATEGORIES_FIELD", "\"categories\" must be an array of strings")
             }
             categories = items.compactMap(\.stringValue)
         }
         var open = false
-        if let value = members["open"] {
+        if let value = given("open") {
             guard let flag = value.boolValue else {
                 return malformed("INVALID_OPEN_FIELD", "\"open\" must be true or false")
             }

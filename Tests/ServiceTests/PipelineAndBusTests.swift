@@ -325,6 +325,15 @@ import Workloads
         }
         let beyond = try ask(#"{"after":1000000,"limit":5}"#)
         #expect(beyond["events"]?.arrayValue?.isEmpty == true && beyond["head"]?.integerValue == head, "\(CanonicalJSON.string(beyond))")
+        // The optional members read `null` as absent, as a command's own fields do (protocol.md); a
+        // number they cannot hold, which the parser also reads as a `null`, is still of the wrong type.
+        for body in [#"{"after":0,"limit":null}"#, #"{"after":0,"limit":null,"categories":null,"open":null}"#] {
+            let reply = try ask(body)
+            #expect(reply["events"]?.arrayValue?.count == Int(head), "\(body): \(CanonicalJSON.string(reply))")
+        }
+        pipelineExpectHistoryRefusal(try ask(#"{"after":0,"limit":1e999}"#), "MALFORMED", "INVALID_LIMIT_FIELD", "1e999")
+        pipelineExpectHistoryRefusal(
+            try ask(#"{"after":0,"categories":null,"limit":0.5}"#), "MALFORMED", "INVALID_LIMIT_FIELD", "0.5")
     }
 
     @Test func twoCommandsExpectingTheSameVersionConflict() throws {
