@@ -60,15 +60,17 @@ public final class ServiceProcess: Sendable {
     }
 
     /// Starts `strata serve` on `dataDirectory` and returns once it is ready: on `ports`, or
-    /// on ports the system chooses.
+    /// on ports the system chooses; the events endpoint at `eventsEndpoint` when given.
     public init(
-        dataDirectory: URL, arguments: [String] = [], environment: [String: String] = [:], ports: Ports? = nil
+        dataDirectory: URL, arguments: [String] = [], environment: [String: String] = [:], ports: Ports? = nil,
+        eventsEndpoint: String? = nil
     ) throws {
         self.dataDirectory = dataDirectory
         func endpoint(_ port: Int?) -> String { "tcp://127.0.0.1:" + (port.map(String.init) ?? "*") }
         process = try StrataProcess(
             ["serve", "--data", dataDirectory.path, "--commands", endpoint(ports?.commands)]
-                + ["--events", endpoint(ports?.events), "--history", endpoint(ports?.history)] + arguments,
+                + ["--events", eventsEndpoint ?? endpoint(ports?.events), "--history", endpoint(ports?.history)]
+                + arguments,
             environment: environment)
         let ready = try process.waitForLine(containing: " ready ")
         func field(_ name: String) -> String {

@@ -11,11 +11,13 @@ import Workloads
 /// stranger's key, or no CURVE at all, gets nothing: no reply, no event, no heartbeat, and
 /// the service keeps serving the others.
 @Suite struct CurveServiceTests {
-    /// A CURVE service on a fresh data directory (every key with a client pair).
-    private static func start() throws -> (ServiceProcess, URL) {
+    /// A CURVE service on a fresh data directory (every key with a client pair), its events
+    /// endpoint on loopback TCP, or on an ipc file in the directory.
+    private static func start(eventsOverIPC: Bool = false) throws -> (ServiceProcess, URL) {
         let data = try ChildProcess.temporaryDirectory("strata-curve")
         try ServiceProcess.prepare(data, curve: true)
-        let service = try ServiceProcess(dataDirectory: data)
+        let service = try ServiceProcess(
+            dataDirectory: data, eventsEndpoint: eventsOverIPC ? "ipc://" + data.appendingPathComponent("events.ipc").path : nil)
         return (service, data)
     }
 
@@ -198,8 +200,9 @@ import Workloads
     /// events endpoint stops admitting a key, the service closes every subscriber's connection:
     /// the others reconnect and hear the bus again, the revoked key hears nothing more. A key
     /// without the history scope is never admitted there.
-    @Test func aRevokedKeysSubscriptionHearsNothingMoreWhileTheOthersReconnect() throws {
-        let (service, data) = try Self.start()
+    @Test(arguments: [false, true])
+    func aRevokedKeysSubscriptionHearsNothingMoreWhileTheOthersReconnect(eventsOverIPC: Bool) throws {
+        let (service, data) = try Self.start(eventsOverIPC: eventsOverIPC)
         defer {
             service.stop()
             try? FileManager.default.removeItem(at: data)
@@ -233,8 +236,14 @@ import Workloads
         #expect(
             service.log.contains("no longer admits 1 client key(s) (\(doomedCurve.client.publicKey.z85))"),
             "\(service.log)")
-        // What was on its way before the connection closed.
+        // What was on its way before the connections closed, then until the kept subscriber has
+        // reconnected and hears a heartbeat (one a second): what was published meanwhile it would
+        // fetch from history.
         _ = try Self.listen(subscribers, for: 300)
+        let reconnected = Date().addingTimeInterval(5)
+        while try !Self.listen(subscribers, for: 200)[1].contains(where: { $0.first == Heartbeat.topic }),
+            Date() < reconnected
+        {}
         let commands = try service.commandClient(context)
         defer { commands.close() }
         let body = Self.bodies("cv-revoked")[0]
@@ -244,6 +253,10 @@ import Workloads
         #expect(after[1].contains { $0.first == Heartbeat.topic }, "\(service.log)")
         #expect(after[1].contains { $0.first.map { String(decoding: $0, as: UTF8.self) } == "user.UserRegistered" })
         #expect(after[2].isEmpty)
+        // A subscriber that comes now reaches the endpoint bound again.
+        let late = try Self.subscriber(context, service.events, try service.curveKeys(of: ServiceProcess.Keys.service))
+        defer { late.close() }
+        #expect(try Self.listen([late], for: 2500)[0].contains { $0.first == Heartbeat.topic }, "\(service.log)")
     }
 
     /// A projector connected with a key the service admits only later (it rereads its key file
