@@ -7,21 +7,26 @@ import StrataCore
 /// With `curve`, the connection is CURVE-encrypted, and the service admits it only if the
 /// client key is on its allow-list; the signatures are checked all the same.
 ///
+/// With `watchingConnections`, `connections` tells when a connection that had been made
+/// ended, for a client that must know its requests in flight will not be answered.
+///
 /// Like every socket, it stays on the thread that made it.
 public final class SignedClient {
     public let socket: ZMQSocket
+    public let connections: ConnectionWatch?
     private let keyId: String
     private let signing: RequestSigningKey
     private let clock: any WallClock
 
     public init(
         _ context: ZMQContext, endpoint: String, keyId: String, secret: [UInt8], curve: CurveClientKeys? = nil,
-        clock: any WallClock = SystemClock()
+        clock: any WallClock = SystemClock(), watchingConnections: Bool = false
     ) throws(ZMQError) {
         socket = try ZMQSocket(context, .dealer)
         // Unbounded queues: a pipelined client decides its own window.
         try socket.setHighWaterMarks(send: 0, receive: 0)
         if let curve { try socket.makeCurveClient(curve) }
+        connections = watchingConnections ? try ConnectionWatch(context, watching: socket) : nil
         try socket.connect(endpoint)
         self.keyId = keyId
         self.signing = RequestSigningKey(secret: secret)
@@ -50,5 +55,6 @@ public final class SignedClient {
 
     public func close() {
         socket.close()
+        connections?.close()
     }
 }

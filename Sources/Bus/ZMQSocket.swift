@@ -9,7 +9,7 @@ import CZeroMQ
 /// everything else, ETERM included, throws `ZMQError`.
 public final class ZMQSocket {
     public enum Kind: Sendable {
-        case router, dealer, request, reply, publisher, subscriber, push, pull
+        case router, dealer, request, reply, publisher, subscriber, push, pull, pair
 
         var raw: Int32 {
             switch self {
@@ -21,6 +21,7 @@ public final class ZMQSocket {
             case .subscriber: ZMQ_SUB
             case .push: ZMQ_PUSH
             case .pull: ZMQ_PULL
+            case .pair: ZMQ_PAIR
             }
         }
     }

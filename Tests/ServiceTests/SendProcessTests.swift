@@ -64,6 +64,58 @@ private func line(from descriptor: Int32, within seconds: Double) -> String? {
         #expect(service.stop() == 0)
     }
 
+    /// A connection lost while replies are awaited (the service killed, and started again as
+    /// `strata up` restarts it) ends `send` at once, naming what was answered and what was not:
+    /// what the old connection carried is never answered, so the new connection's replies,
+    /// paired with the lines by their order, were each printed as the reply to an earlier line.
+    @Test func aConnectionLostWithRepliesAwaitedEndsSendRatherThanShiftingTheReplies() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-send-lost")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let ports = try ServiceProcess.Ports.free()
+        let first = try ServiceProcess(dataDirectory: data, ports: ports)
+        let send = Process()
+        send.executableURL = ChildProcess.product("strata")
+        send.arguments = ["send", "-", "--data", data.path, "--key", ServiceProcess.Keys.service]
+            + ["--commands", first.commands, "--timeout", "10"]
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
+        (send.standardInput, send.standardOutput, send.standardError) = (input, output, errors)
+        try send.run()
+        defer { if send.isRunning { send.terminate() } }
+        // The line written after `send` has ended must not end this process.
+        signal(SIGPIPE, SIG_IGN)
+        func write(_ line: String) {
+            let bytes = Array((line + "\n").utf8)
+            _ = Glibc.write(input.fileHandleForWriting.fileDescriptor, bytes, bytes.count)
+        }
+
+        write(registration(1))
+        let reply = try #require(
+            line(from: output.fileHandleForReading.fileDescriptor, within: 10), "no reply to line 1")
+        // Line 2 reaches a service that never answers it: stopped, then killed.
+        first.send(signal: SIGSTOP)
+        write(registration(2))
+        Thread.sleep(forTimeInterval: 0.5)
+        first.send(signal: SIGKILL)
+        #expect(first.waitForExit(timeout: 10) == SIGKILL)
+        let second = try ServiceProcess(dataDirectory: data, ports: ports)
+        write(registration(3))
+        Thread.sleep(forTimeInterval: 1)
+        try input.fileHandleForWriting.close()
+        send.waitUntilExit()
+
+        let printed = [reply] + String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .split(separator: "\n").map(String.init)
+        let ids = try printed.map { try JSONParser.parse(Array($0.utf8))["id"]?.stringValue }
+        #expect(ids == ["send-1"], "each reply printed is its own line's: \(printed)")
+        #expect(send.terminationStatus == 2)
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(said.contains("lost the connection") && said.contains("1 answered, 1 awaited"), "\(said)")
+        #expect(second.stop() == 0)
+    }
+
     /// A line over 1 MiB, which the service may drop unanswered, is refused by `send` itself,
     /// with the reply the service gives a body too large, in that line's place.
     @Test func aLineOverOneMebibyteIsRefusedInItsPlaceWithoutBeingSent() throws {

@@ -100,7 +100,7 @@ enum DemoCommand {
         let context = try ZMQContext()
         let client = try SignedClient(
             context, endpoint: configuration.commandsEndpoint, keyId: key.key.id, secret: key.key.secret,
-            curve: key.curve)
+            curve: key.curve, watchingConnections: true)
         defer { client.close() }
         var tally = Tally()
         let send = { (commands: [CommandBody]) throws in

@@ -33,7 +33,7 @@ enum SendCommand {
             Exit codes: 0 every command accepted, 1 at least one refused, 2 usage or environment (input
             that cannot be read, no such key, a key without the commands scope or without a CURVE pair
             the key file asks for, an endpoint that cannot be connected to, no reply within --timeout
-            while one is awaited).
+            while one is awaited, the connection lost while one is awaited).
             """)
 
     /// Commands sent ahead of their replies.
@@ -69,7 +69,8 @@ enum SendCommand {
     {
         do throws(ZMQError) {
             return try SignedClient(
-                context, endpoint: endpoint, keyId: signing.key.id, secret: signing.key.secret, curve: signing.curve)
+                context, endpoint: endpoint, keyId: signing.key.id, secret: signing.key.secret, curve: signing.curve,
+                watchingConnections: true)
         } catch {
             throw CommandFailure.environment("cannot connect to the commands endpoint \(endpoint): \(error)")
         }
@@ -86,7 +87,9 @@ enum SendCommand {
     /// too large, without an id as the service's has none (it does not read the body).
     ///
     /// `timeoutSeconds` bounds the wait for a reply while one is awaited, not the wait for input.
-    /// Input that fails partway is reported once the replies to what was sent have come.
+    /// Input that fails partway is reported once the replies to what was sent have come. A
+    /// connection lost while replies are awaited ends it at once, when the client watches its
+    /// connections: those replies never come.
     static func pipeline(
         _ bodies: inout some CommandBodies, through client: SignedClient, timeoutSeconds: Int64, endpoint: String,
         curve: Bool = false, onReply: ([UInt8]) -> Void
@@ -130,12 +133,10 @@ enum SendCommand {
             let input = awaited < window ? bodies.descriptor : nil
             if awaited == 0 && input == nil { break }
             let wait = awaited == 0 ? -1 : max(0, Int((deadline - .now) / .milliseconds(1)) + 1)
+            let sockets = [client.socket] + (client.connections.map { [$0.socket] } ?? [])
             let ready = try zmqPollReadable(
-                [client.socket], descriptors: input.map { [$0] } ?? [], timeoutMilliseconds: wait)
-            if ready.contains(1) {
-                do throws(CommandFailure) { try bodies.read() } catch { inputFailure = error }
-            }
-            if ready.contains(0) {
+                sockets, descriptors: input.map { [$0] } ?? [], timeoutMilliseconds: wait)
+            func takeReplies() throws {
                 while let reply = try client.receive(timeoutMilliseconds: 0) {
                     head += 1
                     answered += 1
@@ -143,6 +144,27 @@ enum SendCommand {
                     onReply(reply)
                     passRefusedHere()
                 }
+            }
+            // Before the replies: libzmq connects again by itself, and the replies on a new
+            // connection would be paired with the requests the old one carried, which are never
+            // answered. Those that came before it ended are still their requests' replies; a new
+            // connection's come only after libzmq's reconnect interval (0.1 s) and a handshake.
+            let ended = try client.connections?.connectionEnded() == true
+            if ended && awaited > 0 {
+                try takeReplies()
+                if awaited > 0 {
+                    throw CommandFailure.environment(
+                        "lost the connection to \(endpoint) (\(answered) answered, \(awaited) awaited): the "
+                            + "service stopped or restarted, and may or may not have decided what was awaited; "
+                            + "sending the same commands again is safe, each one decided being answered from the "
+                            + "journal as a duplicate")
+                }
+            }
+            if ready.contains(sockets.count) {
+                do throws(CommandFailure) { try bodies.read() } catch { inputFailure = error }
+            }
+            if ready.contains(0) {
+                try takeReplies()
                 deadline = .now + .seconds(timeoutSeconds)
             } else if awaited > 0 && ContinuousClock.now >= deadline {
                 throw CommandFailure.environment(
