@@ -34,8 +34,8 @@ enum ForgetCommand {
             erased already REJECTED ALREADY_ERASED, and an actor who is not an approved admin FORBIDDEN.
 
             --subject, --actor and --id must be ids, --kind one of ACCOUNT, PARTY, USER, and --reason what
-            the service takes (not blank, at most 500 characters); anything else is a usage error, and
-            nothing is sent.
+            the service takes (not blank, at most 500 characters, no control characters but line breaks
+            and tabs); anything else is a usage error, and nothing is sent.
 
             Exit codes: 0 erased, 1 refused, 2 usage or environment (an argument the service would refuse
             whatever the store holds, no such key, a key without the commands scope, an endpoint that
