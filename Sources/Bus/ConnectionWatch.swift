@@ -1,4 +1,5 @@
 import CZeroMQ
+import Synchronization
 
 /// Tells a client when a connection of its socket that had been made ends, through libzmq's
 /// socket monitor (`zmq_socket_monitor`): libzmq itself connects again in silence.
@@ -16,9 +17,12 @@ public final class ConnectionWatch {
     /// never completed its handshake (a CURVE key the service refused) carried no request.
     private var established = 0
 
+    /// Numbers the monitors' inproc endpoints: a closed socket's endpoint is let go only once
+    /// libzmq has reaped it, so one made again at once under the same name could be refused.
+    private static let made = Atomic<Int>(0)
+
     public init(_ context: ZMQContext, watching watched: ZMQSocket) throws(ZMQError) {
-        // inproc names are per context; the watched socket's address is unique while it lives.
-        let endpoint = "inproc://strata-connection-watch-\(UInt(bitPattern: watched.handle))"
+        let endpoint = "inproc://strata-connection-watch-\(Self.made.wrappingAdd(1, ordering: .relaxed).oldValue)"
         let events = ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED
         guard zmq_socket_monitor(watched.handle, endpoint, events) == 0 else {
             throw ZMQError("zmq_socket_monitor \(endpoint)")

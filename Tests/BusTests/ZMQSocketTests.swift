@@ -33,6 +33,37 @@ struct ZMQSocketTests {
         #expect(try receive(dealer) == frames("", "reply"))
     }
 
+    /// A client's watch tells of a connection that was made and ended, which libzmq would
+    /// otherwise make again in silence; clients watched one after another in one context each
+    /// get a monitor endpoint of their own.
+    @Test func aConnectionWatchTellsOfAMadeConnectionThatEnded() throws {
+        let context = try ZMQContext()
+        let secret = [UInt8](repeating: 1, count: 32)
+        for _ in 0..<500 {
+            let client = try SignedClient(
+                context, endpoint: "tcp://127.0.0.1:1", keyId: "k", secret: secret, watchingConnections: true)
+            client.close()
+        }
+        let router = try ZMQSocket(context, .router)
+        try router.bind("tcp://127.0.0.1:*")
+        let client = try SignedClient(
+            context, endpoint: try router.lastEndpoint(), keyId: "k", secret: secret, watchingConnections: true)
+        defer { client.close() }
+        let watch = try #require(client.connections)
+        try client.send(Array("{}".utf8))
+        #expect(try receive(router) != nil)
+        #expect(try !watch.connectionEnded())
+
+        router.close()
+        var ended = false
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while !ended && Date() < deadline {
+            _ = try zmqPollReadable([watch.socket], timeoutMilliseconds: 100)
+            ended = try watch.connectionEnded()
+        }
+        #expect(ended, "the end of the connection was told")
+    }
+
     @Test func requestSocketsAddTheDelimiterThemselves() throws {
         let context = try ZMQContext()
         let router = try ZMQSocket(context, .router)
