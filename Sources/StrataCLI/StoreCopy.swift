@@ -19,8 +19,8 @@ struct StoreCopy {
 
     /// Copies `storePath`, and `keysPath` when it exists, into `directory`, showing progress as
     /// `label` on a terminal. Failures say
-    /// `refusal` first ("no backup written"): exit 1 for a damaged store, 2 for a file that
-    /// cannot be read or written. A broken chain is not a failure here: see `report`.
+    /// `refusal` first ("no backup written"): exit 1 for a damaged store or key store, 2 for a
+    /// file that cannot be read or written. A broken chain is not a failure here: see `report`.
     static func make(
         store storePath: String, keys keysPath: String, into directory: String, trustedKey: [UInt8]?,
         progress label: String, refusal: String
@@ -47,6 +47,8 @@ struct StoreCopy {
             result.keys = try SubjectKeyStore.copy(
                 from: keysPath, into: directory + "/" + SubjectKeyStore.fileName, without: erased)
             result.files.append(SubjectKeyStore.fileName)
+        } catch where error.isDamage {
+            throw CommandFailure.problem("\(refusal): \(error)")
         } catch {
             throw CommandFailure.environment("\(refusal): \(error)")
         }

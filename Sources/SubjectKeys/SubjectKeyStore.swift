@@ -275,9 +275,13 @@ public final class SubjectKeyStore: Sendable {
 /// Why the key store could not be opened, read or written.
 public struct SubjectKeyStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String
+    /// The file is damaged (SQLite finds it malformed): a problem found in it, not one of
+    /// the environment, which a backup or restore reports as such (exit 1).
+    public let isDamage: Bool
 
-    public init(_ message: String) {
+    public init(_ message: String, isDamage: Bool = false) {
         self.message = message
+        self.isDamage = isDamage
     }
 
     public var description: String { message }

@@ -200,6 +200,55 @@ import Workloads
         #expect(!left.contains { $0.hasPrefix(".b.") || $0 == "b" }, "\(left)")
     }
 
+    /// A key store with a damaged page (one of its index's, which no count or delete of the copy
+    /// reads) is neither backed up nor restored: exit 1 naming the damage, as for `events.db`,
+    /// where it was copied and called good, and a restore put it in place of the sound one.
+    @Test func aDamagedKeyStoreIsNeitherBackedUpNorRestored() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-backup-damaged-keys")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let sound = data.appendingPathComponent("sound").path
+        let made = try ChildProcess.strata(["backup", "--data", data.path, "--output", sound])
+        #expect(made.exitCode == 0, "\(made.stderr)")
+
+        let keys = data.appendingPathComponent("subject-keys.db").path
+        try damageSubjectIndex(of: keys)
+        let output = data.appendingPathComponent("b").path
+        let backup = try ChildProcess.strata(["backup", "--data", data.path, "--output", output])
+        #expect(backup.exitCode == 1, "\(backup.stdout)\(backup.stderr)")
+        #expect(
+            backup.stderr.contains("no backup written: \(keys) is damaged: PRAGMA quick_check: "), "\(backup.stderr)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: data.path)
+        #expect(!left.contains { $0.hasPrefix(".b.") || $0 == "b" }, "\(left)")
+
+        // The same damage in a backup's key store: the data directory stays as it was.
+        try damageSubjectIndex(of: sound + "/subject-keys.db")
+        let target = data.appendingPathComponent("target")
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: false)
+        try ServiceProcess.prepare(target)
+        let before = try filesUnder(target)
+        let restore = try ChildProcess.strata(["restore", "--data", target.path, "--from", sound])
+        #expect(restore.exitCode == 1, "\(restore.stdout)\(restore.stderr)")
+        #expect(restore.stderr.contains("nothing restored: \(sound)/subject-keys.db is damaged: "), "\(restore.stderr)")
+        let after = try filesUnder(target).filter { !$0.path.hasSuffix("-lock") }
+        #expect(after.map(\.path) == before.filter { !$0.path.hasSuffix("-lock") }.map(\.path))
+        #expect(zip(after, before.filter { !$0.path.hasSuffix("-lock") }).allSatisfy { $0.bytes == $1.bytes })
+    }
+
+    /// Overwrites the root page of the key store's index on `subject` (past the page's first
+    /// 100 bytes, which on page 1 would be the file's header).
+    private func damageSubjectIndex(of path: String) throws {
+        let c = try SQLiteConnection(path: path, mode: .readOnly)
+        let pageSize = try #require(try c.scalarInteger("PRAGMA page_size"))
+        let page = try #require(
+            try c.scalarInteger("SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_subject_keys_1'"))
+        c.close()
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: UInt64((page - 1) * pageSize + 100))
+        handle.write(Data(repeating: 0xA5, count: Int(pageSize) - 100))
+        try handle.close()
+    }
+
     private func permissions(_ path: String) throws -> Int {
         try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
     }

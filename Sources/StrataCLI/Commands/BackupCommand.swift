@@ -22,7 +22,8 @@ enum BackupCommand {
             under a key stored before it, so the key store copied after it holds them all.
 
             Before the directory is put in place, the copy's structure is checked (PRAGMA quick_check)
-            and its chain verified as `strata verify` does (with DATA/checkpoint.pub when present).
+            and its chain verified as `strata verify` does (with DATA/checkpoint.pub when present);
+            the key store's copy has its structure checked too.
             The files are built in a hidden directory beside DIR, synced, and renamed to DIR whole: DIR
             is complete or absent, never partial (SIGINT, SIGTERM or SIGHUP remove the hidden
             directory; one a killed backup left is removed by the next backup to DIR). Both files are

@@ -21,7 +21,7 @@ enum RestoreCommand {
             With every process of the data directory stopped (it refuses while `serve`, `up` or a
             projector holds one of its files, and keeps them from starting until it is done), it
             copies the backup's events.db and subject-keys.db into the data directory, checked as
-            `strata backup` checks them: the structure whole, the chain verified (with
+            `strata backup` checks them: the structure of both whole, the chain verified (with
             DATA/checkpoint.pub when present), no key of a subject the copied store has erased.
 
             An erasure the replaced store holds, of a subject whose key the backup still has (made
