@@ -34,20 +34,31 @@ struct LaterErasures {
     /// so its events up to there are the backup's). Only a store that continues the backup
     /// has later erasures: one with another event at the backup's head is another history,
     /// whose subjects are other people however their ids coincide, and is only warned about.
+    /// So is a store no longer than the backup whose last event is not the backup's there (an
+    /// older backup restored by mistake and written to, then this one restored over it): its
+    /// erasures are in no backup, and went unsaid. `backupPath` is the backup's copy, read for
+    /// its hash at that position (and closed again before this returns).
     static func find(
-        replacing replacedPath: String, after backup: (position: Int64, hash: String),
+        replacing replacedPath: String, after backup: (position: Int64, hash: String), backupPath: String,
         restoredKeys: SubjectKeyStore?
     ) -> LaterErasures {
         var result = LaterErasures()
         guard let restoredKeys, FileManager.default.fileExists(atPath: replacedPath) else { return result }
         do {
             let replaced = try SQLiteEventStore(readingAt: replacedPath)
-            if backup.position > 0, try replaced.head() > backup.position {
-                let there = try replaced.events(after: backup.position - 1, limit: 1).first
-                guard there?.hash == backup.hash else {
+            let replacedHead = try replaced.head()
+            if backup.position > 0, replacedHead > 0 {
+                // Where the two must agree for the replaced store to be the backup's history.
+                let position = min(replacedHead, backup.position)
+                let backupHash =
+                    position == backup.position
+                    ? backup.hash : try SQLiteEventStore(readingAt: backupPath).hash(at: position)
+                guard try replaced.hash(at: position) == backupHash else {
                     result.warning =
-                        "the store it replaces has another event at position \(backup.position) than the backup: "
-                        + "it is not a continuation of the backup, and its erasures are not recorded again"
+                        "the store it replaces has another event at position \(position) than the backup: "
+                        + (replacedHead > backup.position
+                            ? "it is not a continuation of the backup" : "it is not part of the backup's history")
+                        + ", and its erasures are not recorded again"
                     return result
                 }
             }

@@ -227,6 +227,42 @@ import Testing
         #expect(try keys.key(of: DataSubject(.account, account)) != nil)
     }
 
+    /// An older backup restored by mistake, a subject erased on it, then the newer backup restored
+    /// over that: the store it replaces is shorter than the backup and another history from the
+    /// older backup's head on, so its erasure is not recorded again, and the restore says so, as
+    /// for a longer store of another history. It said nothing, and the erased subject's personal
+    /// data was back in clear with no word to erase it again.
+    @Test func aShorterStoreOfAnotherHistoryIsWarnedAbout() throws {
+        let system = try System("restore-shorter")
+        try system.send(system.workload.setup())
+        let older = try system.backUpStore()
+        defer { try? FileManager.default.removeItem(at: older) }
+        let olderHead = try SQLiteEventStore(readingAt: older.appendingPathComponent("events.db").path).head()
+        try system.send((0..<5).flatMap { system.workload.loan($0) })
+        let newer = try system.backUpStore()
+        defer { try? FileManager.default.removeItem(at: newer) }
+        let newerHead = try SQLiteEventStore(readingAt: newer.appendingPathComponent("events.db").path).head()
+        #expect(system.service.stop() == 0)
+
+        let mistaken = try ChildProcess.strata(["restore", "--from", older.path, "--data", system.data.path])
+        #expect(mistaken.exitCode == 0, "\(mistaken.stdout)\(mistaken.stderr)")
+        try system.restartService()
+        let account = system.workload.accountId(3)
+        try system.send([accountErasure(account)])
+        let erasedHead = try system.service.store().head()
+        #expect(erasedHead == olderHead + 1 && erasedHead < newerHead)
+        #expect(system.service.stop() == 0)
+
+        let result = try ChildProcess.strata(
+            ["restore", "--from", newer.path, "--data", system.data.path, "--format", "json"])
+        #expect(result.exitCode == 0, "\(result.stdout)\(result.stderr)")
+        let summary = try JSONParser.parse(result.stdout)
+        #expect(summary["erasuresRecordedAgain"] == [])
+        #expect(summary["restoredHead"]?.integerValue == newerHead)
+        let warning = summary["erasuresWarning"]?.stringValue ?? ""
+        #expect(warning.contains("another event at position \(erasedHead) than the backup"), "\(summary)")
+    }
+
     /// A backup that is damaged or whose chain is broken, or none at all: refused, and the data
     /// directory is exactly as it was.
     @Test func whatARestoreRefusesLeavesTheDataDirectoryAsItWas() throws {

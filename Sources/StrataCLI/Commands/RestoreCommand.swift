@@ -94,7 +94,8 @@ enum RestoreCommand {
         do {
             let keys = try SubjectKeyStore(writingAt: scratch + "/" + SubjectKeyStore.fileName)
             let backup = (restored.report.lastGoodPosition, restored.report.lastGoodHash)
-            let later = LaterErasures.find(replacing: replacedPath, after: backup, restoredKeys: keys)
+            let later = LaterErasures.find(
+                replacing: replacedPath, after: backup, backupPath: scratch + "/events.db", restoredKeys: keys)
             result = (later, try later.reapply(to: scratch + "/events.db", keys: keys))
         } catch {
             throw CommandFailure.environment("\(refusal): recording again the erasures made after the backup: \(error)")
