@@ -193,7 +193,8 @@ public final class ProjectionDatabase {
     func apply(prepared first: [PreparedEvent], then more: (() -> [PreparedEvent])? = nil) throws(ProjectorError) {
         if let stop { throw ProjectorError(.stopped, "\(name) \(stop)") }
         guard let head = first.first else { return }
-        guard head.event.position == checkpoint + 1 else {
+        // One beyond the next is a store without the positions between: `applyOne` stops there.
+        guard head.event.position > checkpoint else {
             throw ProjectorError(
                 .outOfOrder, "\(name) is at position \(checkpoint); handed position \(head.event.position)")
         }
@@ -304,13 +305,23 @@ public final class ProjectionDatabase {
 
     private func applyOne(_ prepared: PreparedEvent, cursor: inout Cursor) throws {
         let event = prepared.event
-        guard event.position == cursor.position + 1 else {
-            throw ProjectorError(.outOfOrder, "\(name) expected position \(cursor.position + 1), handed \(event.position)")
-        }
         func poison(_ message: String, _ kind: ProjectionStop.Kind = .poison) -> Poison {
             Poison(
                 stop: ProjectionStop(
                     position: event.position, stream: event.stream, type: event.type, error: message, kind: kind))
+        }
+        guard event.position == cursor.position + 1 else {
+            guard event.position > cursor.position + 1 else {
+                throw ProjectorError(
+                    .outOfOrder, "\(name) expected position \(cursor.position + 1), handed \(event.position)")
+            }
+            // Events come in position order from the store (the bus's gaps are filled from history
+            // first), so the store has no event there: a row removed from events.db, which breaks
+            // the chain as an altered event does, and is stopped at as one, for `status` to show.
+            throw poison(
+                "\(ProjectionStop.Kind.brokenChainWords): no event at position \(cursor.position + 1); "
+                    + "the store's next after position \(cursor.position) is \(event.position)",
+                .brokenChain)
         }
         switch prepared.work {
         case .pass:

@@ -149,6 +149,53 @@ private struct Users: Projection {
         try system.expectEqualToRebuild("readmodels")
     }
 
+    /// A row deleted from `events.db` leaves history with no event at its position: the projector
+    /// stops at the event after it as at any break in the chain, recorded in the file, which
+    /// `status` and `rebuild` show, until the store is restored and it resumes. It ended with
+    /// `readmodels expected position 20, handed 21`, recording nothing, while `status` said all
+    /// was well (exit 0) and a rebuild named no break either.
+    @Test func aRemovedEventStopsTheProjectorAsABrokenChain() throws {
+        let system = try System("removed")
+        try system.send(system.workload.setup())
+        try system.send((0..<5).flatMap { system.workload.loan($0) })
+        let backup = try system.backUpStore()
+        defer { try? FileManager.default.removeItem(at: backup) }
+        system.service.stop()
+        let victim: Int64 = 20
+        do {
+            let store = try SQLiteConnection(path: system.storePath, mode: .readWrite)
+            try store.statement("DELETE FROM events WHERE position = ?").run([.integer(victim)])
+            #expect(store.changes == 1)
+        }
+        try system.restartService()
+        let head = try system.service.store().head()
+
+        let projector = try system.projector("readmodels")
+        #expect(projector.waitForExit(timeout: 60) == 1, "\(projector.log)")
+        #expect(projector.log.contains("stopped at position \(victim + 1)"), "\(projector.log)")
+        #expect(projector.log.contains("hash chain is broken: no event at position \(victim)"), "\(projector.log)")
+        let status = try ChildProcess.strata(["status", "--format", "json", "--data", system.data.path])
+        #expect(status.exitCode == 1, "\(status.stdout)")
+        let json = try JSONParser.parse(status.stdout)
+        #expect(json["projections"]?["readmodels"] == .integer(victim - 1), "\(status.stdout)")
+        #expect(
+            json["errors"]?["readmodels"]?.stringValue?.contains("no event at position \(victim)") == true,
+            "\(status.stdout)")
+        let compared = try ChildProcess.strata(["rebuild", "readmodels", "--compare", "--data", system.data.path])
+        #expect(compared.exitCode == 0, "\(compared.stdout)\(compared.stderr)")
+        #expect(compared.stdout.contains("equal: the live readmodels at position \(victim - 1)"), "\(compared.stdout)")
+        let skipping = try system.projector("readmodels", ["--skip", "\(victim + 1)", "--reason", "a gap"])
+        #expect(skipping.waitForExit(timeout: 30) == 1, "\(skipping.log)")
+        #expect(skipping.log.contains("cannot skip position \(victim + 1)"), "\(skipping.log)")
+
+        try system.restoreStore(backup)
+        let resuming = try system.projector("readmodels", ["--resume"])
+        try resuming.waitForLine(containing: "resuming at position \(victim)")
+        try system.waitForCheckpoint("readmodels", head)
+        #expect(resuming.stop() == 0, "\(resuming.log)")
+        try system.expectEqualToRebuild("readmodels")
+    }
+
     /// An event whose prevHash is not the hash before it: the store's chain from there on is not
     /// the one the file applied. Skipping it would carry on along that chain, splicing it onto the
     /// file's (the audit log would then attest to a chain that is none): both projectors refuse.
