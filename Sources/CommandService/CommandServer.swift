@@ -52,9 +52,10 @@ public final class CommandServer: Sendable {
         public var clock: any WallClock = SystemClock()
         /// Gives the Ed25519 key that signs checkpoints of the chain; nil signs none (the
         /// check of the last checkpoint at start happens either way). Asked once, after the
-        /// store has opened and matched its last signed checkpoint: a store refused at start
-        /// leaves no new key behind (`serve` makes the key on the first start).
-        public var checkpointKey: (@Sendable () throws(ServerError) -> CheckpointKey)?
+        /// store has opened and matched its last signed checkpoint, which it is handed (nil when
+        /// none): a store refused at start leaves no new key behind (`serve` makes the key on the
+        /// first start, and makes none for a store another key has signed).
+        public var checkpointKey: (@Sendable (_ lastSigned: SignedCheckpoint?) throws(ServerError) -> CheckpointKey)?
         /// How often the head is signed while it advances; 0 signs only at a graceful stop.
         public var checkpointInterval: TimeInterval = 5
         /// The most the event store's file may grow to (nil: as far as the disk allows). Past
@@ -138,7 +139,7 @@ public final class CommandServer: Sendable {
             throw ServerError(.integrity, "cannot read \(settings.storePath): \(error.message)")
         }
         if let missingKeyStore { throw ServerError(.integrity, missingKeyStore) }
-        let signingKey = try settings.checkpointKey?()
+        let signingKey = try settings.checkpointKey?(checkpoint)
         let subjectKeys: SubjectKeyStore
         let bodyDigest: BodyDigest
         do throws(SubjectKeyStoreError) {

@@ -191,6 +191,47 @@ import Workloads
         #expect(lost.log.contains("restore the key"), "\(lost.log)")
         #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("checkpoint.key").path))
     }
+
+    /// A backup restored on a new machine with the key file alone: the store's checkpoints are
+    /// signed by a key that is not there. `serve` refuses to make a new one, naming the key it
+    /// needs, where it made one, signed on with it, and left a store whose every earlier
+    /// checkpoint `strata verify` then called UNTRUSTED_KEY. With the key put in place, it starts,
+    /// and the store verifies.
+    @Test func aStoreSignedByAKeyThatIsNotThereGetsNoNewKey() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-checkpoint-moved")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let service = try ServiceProcess(dataDirectory: data, arguments: ["--checkpoint-interval", "0"])
+        defer { service.stop() }
+        try sendLoan(to: service, prefix: "mv")
+        #expect(service.stop() == 0, "\(service.log)")
+        let backup = data.appendingPathComponent("backup").path
+        let made = try ChildProcess.strata(["backup", "--data", data.path, "--output", backup])
+        #expect(made.exitCode == 0, "\(made.stderr)")
+
+        let elsewhere = data.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: false)
+        try FileManager.default.copyItem(
+            at: data.appendingPathComponent("keys.json"), to: elsewhere.appendingPathComponent("keys.json"))
+        let restored = try ChildProcess.strata(["restore", "--data", elsewhere.path, "--from", backup])
+        #expect(restored.exitCode == 0, "\(restored.stdout)\(restored.stderr)")
+        let publicKey = try String(contentsOf: data.appendingPathComponent("checkpoint.pub"), encoding: .utf8)
+        let refused = try serveExpectingRefusal(elsewhere, environment: [:])
+        #expect(refused.code == 2, "\(refused.log)")
+        #expect(refused.log.contains("signed by the key \(publicKey.dropLast())"), "\(refused.log)")
+        for file in ["checkpoint.key", "checkpoint.pub"] {
+            #expect(!FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent(file).path))
+            try FileManager.default.copyItem(
+                at: data.appendingPathComponent(file), to: elsewhere.appendingPathComponent(file))
+        }
+
+        let moved = try ServiceProcess(dataDirectory: elsewhere, arguments: ["--checkpoint-interval", "0"])
+        defer { moved.stop() }
+        try sendLoan(to: moved, prefix: "mv2")
+        #expect(moved.stop() == 0, "\(moved.log)")
+        let verify = try ChildProcess.strata(["verify", "--data", elsewhere.path])
+        #expect(verify.exitCode == 0, "\(verify.stdout)\(verify.stderr)")
+    }
 }
 
 /// Registers an agent and an account, then one loan's request, approval and payment.

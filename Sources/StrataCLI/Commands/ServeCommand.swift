@@ -22,8 +22,9 @@ enum ServeCommand {
             It signs checkpoints of the chain, (position, hash) with an Ed25519 key, into the store's
             checkpoints table: every --checkpoint-interval seconds while the head advances, and at a
             graceful stop. On its first start it creates the key pair (DATA/checkpoint.key, mode 0600)
-            and DATA/checkpoint.pub, and logs the public key. It refuses to start when the chain no
-            longer matches its last signed checkpoint.
+            and DATA/checkpoint.pub, and logs the public key; it makes none for a store whose
+            checkpoints are signed already (restored or moved without its key: put that key in place).
+            It refuses to start when the chain no longer matches its last signed checkpoint.
 
             At start it runs PRAGMA quick_check over the store (up to 2 GiB) and refuses a damaged,
             truncated or overwritten file, naming it and what SQLite found. When the disk is full (or
@@ -79,9 +80,9 @@ enum ServeCommand {
         }
         tuning.apply(to: &settings)
         settings.domain = configuration.domain
-        settings.checkpointKey = { () throws(ServerError) in
+        settings.checkpointKey = { (lastSigned) throws(ServerError) in
             do {
-                return try checkpointKey(arguments, environment, configuration, logger: logger)
+                return try checkpointKey(arguments, environment, configuration, lastSigned: lastSigned, logger: logger)
             } catch {
                 throw ServerError(.environment, "\(error)")
             }
@@ -195,9 +196,13 @@ enum ServeCommand {
 
     /// The checkpoint key: read (and `checkpoint.pub` written if missing), or created on
     /// the first start, like an SSH host key. A missing key whose public half is still in
-    /// the data directory was lost or moved, not never made: that is refused.
+    /// the data directory was lost or moved, not never made: that is refused. So is a missing
+    /// key where the store's last checkpoint (`lastSigned`) is signed by one: a store restored or
+    /// moved without its key, which a new key would sign on from, leaving every earlier
+    /// checkpoint one `strata verify` calls UNTRUSTED_KEY.
     static func checkpointKey(
-        _ arguments: ParsedArguments, _ environment: [String: String], _ configuration: Configuration, logger: Logger
+        _ arguments: ParsedArguments, _ environment: [String: String], _ configuration: Configuration,
+        lastSigned: SignedCheckpoint?, logger: Logger
     ) throws -> CheckpointKey {
         let keyPath = CheckpointKeyFile.keyPath(arguments, environment, configuration)
         let publicPath = CheckpointKeyFile.publicKeyPath(configuration)
@@ -210,6 +215,13 @@ enum ServeCommand {
                 throw CommandFailure.environment(
                     "no checkpoint key at \(keyPath), but \(publicPath) exists: restore the key, or make a new "
                         + "pair on purpose with `strata keys checkpoint`")
+            }
+            if let lastSigned {
+                throw CommandFailure.environment(
+                    "no checkpoint key at \(keyPath), but \(configuration.eventStorePath) is signed by the key "
+                        + "\(lastSigned.publicKey) (position \(lastSigned.position)): put that key in place "
+                        + "(checkpoint.key and checkpoint.pub, which a backup leaves out), or make a new pair on "
+                        + "purpose with `strata keys checkpoint`")
             }
             key = try CheckpointKeyFile.create(keyPath: keyPath, publicKeyPath: publicPath)
             logger.info("created the checkpoint key \(keyPath); public key \(key.publicKeyHex) (also in \(publicPath))")
