@@ -1,3 +1,4 @@
+import CommandService
 import EventStore
 import Events
 import Foundation
@@ -29,6 +30,8 @@ struct StoreCopy {
         let copy: SQLiteEventStore
         let report: ChainReport
         let erased: [DataSubject]
+        let hasKeyStore = FileManager.default.fileExists(atPath: keysPath)
+        var firstSealed: Int64?
         do throws(StoreError) {
             copy = try SQLiteEventStore.copy(from: storePath, into: copyPath)
             let progress = TerminalProgress.forStandardError(label, total: try? copy.head())
@@ -36,13 +39,21 @@ struct StoreCopy {
             report = try copy.verify(
                 trustedKey: trustedKey, expected: nil, progress: progress.map { progress in { progress.update($0) } })
             erased = try copy.erasures().map { DataSubject($0.event.kind, $0.event.subjectId) }
+            if !hasKeyStore { firstSealed = try SealedHistory.firstSealedEvent(in: copy) }
         } catch where error.kind == .corrupt {
             throw CommandFailure.problem("\(refusal): \(error.message)")
         } catch {
             throw CommandFailure.environment("\(refusal): \(error.message)")
         }
         var result = StoreCopy(report: report, files: ["events.db"])
-        guard FileManager.default.fileExists(atPath: keysPath) else { return result }
+        // Without its key store, a store of sealed personal data is one `serve` refuses to start
+        // on: a backup of it, or a restore that put it in place, said all was well until then.
+        if let firstSealed {
+            throw CommandFailure.environment(
+                "\(refusal): \(keysPath) is missing, but \(storePath) holds personal data sealed under its keys "
+                    + "(the first at position \(firstSealed)): `strata serve` would refuse the copy without them")
+        }
+        guard hasKeyStore else { return result }
         do throws(SubjectKeyStoreError) {
             result.keys = try SubjectKeyStore.copy(
                 from: keysPath, into: directory + "/" + SubjectKeyStore.fileName, without: erased)

@@ -235,6 +235,43 @@ import Workloads
         #expect(zip(after, before.filter { !$0.path.hasSuffix("-lock") }).allSatisfy { $0.bytes == $1.bytes })
     }
 
+    /// A store that holds sealed personal data, without the key store beside it, is neither backed
+    /// up nor restored: `serve` refuses to start on such a pair. The backup was written as one with
+    /// "nothing personal sealed", and the restore moved the data directory's key store aside, put
+    /// none in its place, and said to start the system, which then refused.
+    @Test func sealedPersonalDataIsNeitherBackedUpNorRestoredWithoutItsKeyStore() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-backup-no-keys")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let whole = data.appendingPathComponent("whole").path
+        let made = try ChildProcess.strata(["backup", "--data", data.path, "--output", whole])
+        #expect(made.exitCode == 0, "\(made.stderr)")
+
+        let target = data.appendingPathComponent("target")
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: false)
+        try FileManager.default.moveItem(
+            at: data.appendingPathComponent("subject-keys.db"), to: target.appendingPathComponent("kept-keys.db"))
+        let output = data.appendingPathComponent("b").path
+        let backup = try ChildProcess.strata(["backup", "--data", data.path, "--output", output])
+        #expect(backup.exitCode == 2, "\(backup.stdout)\(backup.stderr)")
+        #expect(backup.stderr.contains("no backup written: "), "\(backup.stderr)")
+        #expect(backup.stderr.contains("subject-keys.db is missing, but "), "\(backup.stderr)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: data.path)
+        #expect(!left.contains { $0.hasPrefix(".b.") || $0 == "b" }, "\(left)")
+
+        try FileManager.default.removeItem(atPath: target.appendingPathComponent("kept-keys.db").path)
+        try FileManager.default.removeItem(atPath: whole + "/subject-keys.db")
+        try ServiceProcess.prepare(target)
+        let before = try filesUnder(target)
+        let restore = try ChildProcess.strata(["restore", "--data", target.path, "--from", whole])
+        #expect(restore.exitCode == 2, "\(restore.stdout)\(restore.stderr)")
+        #expect(restore.stderr.contains("nothing restored: "), "\(restore.stderr)")
+        #expect(restore.stderr.contains("subject-keys.db is missing, but "), "\(restore.stderr)")
+        let after = try filesUnder(target).filter { !$0.path.hasSuffix("-lock") }
+        #expect(after.map(\.path) == before.filter { !$0.path.hasSuffix("-lock") }.map(\.path))
+        #expect(zip(after, before.filter { !$0.path.hasSuffix("-lock") }).allSatisfy { $0.bytes == $1.bytes })
+    }
+
     /// Overwrites the root page of the key store's index on `subject` (past the page's first
     /// 100 bytes, which on page 1 would be the file's header).
     private func damageSubjectIndex(of path: String) throws {

@@ -35,7 +35,8 @@ enum BackupCommand {
 
             Exit codes: 0 written; 1 the store's chain is broken or a file is damaged (nothing is
             written); 2 usage or environment: no store, DIR exists or is a name the system gives one of
-            its files, a file that cannot be read or written.
+            its files, no key store beside a store of sealed personal data, a file that cannot be read
+            or written.
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in

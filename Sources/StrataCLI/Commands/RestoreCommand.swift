@@ -38,8 +38,9 @@ enum RestoreCommand {
             waits for the renames. The key file and the checkpoint key stay as they are.
 
             Exit codes: 0 restored; 1 the backup's chain is broken or a file is damaged (nothing is
-            changed); 2 usage or environment: no backup at DIR, a process holds the data directory,
-            a file that cannot be read, written or moved.
+            changed); 2 usage or environment: no backup at DIR (or one of sealed personal data without
+            its key store), a process holds the data directory, a file that cannot be read, written or
+            moved.
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
