@@ -92,7 +92,8 @@ struct LongStreamTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = CountingStore(
             try Self.store(directory, stream: "invoiceseries-INV", count: 10_000) { n in
-                InvoiceNumberAllocated(series: "INV", sequence: Int64(n), invoiceNumber: "INV-\(n)", invoiceId: "old-\(n)")
+                InvoiceNumberAllocated(
+                    series: "INV", sequence: Int64(n), invoiceNumber: "INV-\(n)", invoiceId: "old-\(n)")
             })
         let writer = try CommandWriter(store: store, clock: Self.clock)
         let committed = writer.process([Self.invoice("I1")])

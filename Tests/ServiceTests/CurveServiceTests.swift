@@ -16,8 +16,8 @@ import Workloads
     private static func start(eventsOverIPC: Bool = false) throws -> (ServiceProcess, URL) {
         let data = try ChildProcess.temporaryDirectory("strata-curve")
         try ServiceProcess.prepare(data, curve: true)
-        let service = try ServiceProcess(
-            dataDirectory: data, eventsEndpoint: eventsOverIPC ? "ipc://" + data.appendingPathComponent("events.ipc").path : nil)
+        let ipc = "ipc://" + data.appendingPathComponent("events.ipc").path
+        let service = try ServiceProcess(dataDirectory: data, eventsEndpoint: eventsOverIPC ? ipc : nil)
         return (service, data)
     }
 

@@ -331,7 +331,8 @@ import Workloads
             let reply = try ask(body)
             #expect(reply["events"]?.arrayValue?.count == Int(head), "\(body): \(CanonicalJSON.string(reply))")
         }
-        pipelineExpectHistoryRefusal(try ask(#"{"after":0,"limit":1e999}"#), "MALFORMED", "INVALID_LIMIT_FIELD", "1e999")
+        pipelineExpectHistoryRefusal(
+            try ask(#"{"after":0,"limit":1e999}"#), "MALFORMED", "INVALID_LIMIT_FIELD", "1e999")
         pipelineExpectHistoryRefusal(
             try ask(#"{"after":0,"categories":null,"limit":0.5}"#), "MALFORMED", "INVALID_LIMIT_FIELD", "0.5")
     }
