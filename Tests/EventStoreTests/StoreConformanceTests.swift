@@ -311,6 +311,11 @@ struct StoreConformanceTests {
         #expect(try store.events(after: 0, limit: 100, filter: .categories(["invoice", "loans"])).map(\.position) == [2, 5])
         #expect(try store.events(after: 0, limit: 100, filter: .types(["LoanRequested"])).map(\.position) == [1, 3, 7])
         #expect(try store.events(after: 0, limit: 100, filter: .types(["InvoiceCreated", "LoanApproved"])).map(\.position) == [4, 5])
+        // Several types page in position order across them, a type named twice counting once.
+        let types = EventFilter.types(["LoanRequested", "InvoiceCreated", "LoanApproved", "LoanRequested"])
+        #expect(try store.events(after: 0, limit: 3, filter: types).map(\.position) == [1, 3, 4])
+        #expect(try store.events(after: 4, limit: 3, filter: types).map(\.position) == [5, 7])
+        #expect(try store.events(after: 7, limit: 3, filter: types).isEmpty)
         #expect(try allEvents(store).first?.category == "loan")
     }
 
