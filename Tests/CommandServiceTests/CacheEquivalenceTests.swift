@@ -9,7 +9,8 @@ import Testing
 import Workloads
 
 /// What the writer decides must not depend on what its cache happens to hold: a month of the
-/// demo business, then rounds of cash-outs and rate changes against the agents' ledgers, are
+/// demo business, then rounds of cash-outs and rate changes against the agents' ledgers, and
+/// accounts handed to other agents, erasures and an erased user's email registered again, are
 /// decided once by a writer that keeps everything and decides in large batches, and again by
 /// writers that are restarted (a new writer on the same store, its cache empty) every few
 /// batches, or whose cache holds a handful of streams, in batches of random sizes. Every reply
@@ -66,6 +67,30 @@ struct CacheEquivalenceTests {
                                 paymentId: payment, loanId: demo.loanId(loan), amountCents: 5_000 + Int64(loan),
                                 paidOn: clock.now().date))))
             }
+        }
+        // Accounts handed to other agents (a loan's commission follows the agent of its request),
+        // personal data erased (an erased user's email is free again), and one more round of payments.
+        for n in stride(from: 0, to: DemoMonth.accounts, by: 5) {
+            let agent = demo.agentId((n + 1) % DemoMonth.approvedAgents)
+            bodies.append(
+                body(
+                    "eq-reassign-\(n)", actor: admin,
+                    .updateAccount(UpdateAccount(accountId: demo.accountId(n), assignedAgentId: agent))))
+        }
+        let leaver = demo.agentId(DemoMonth.agents - 1)
+        for (subject, kind) in [(demo.accountId(3), SubjectKind.account), (demo.partyId(1), .party), (leaver, .user)] {
+            let erase = EraseSubject(subjectId: subject, kind: kind, reason: "asked")
+            bodies.append(body("eq-erase-\(subject)", actor: admin, .eraseSubject(erase)))
+        }
+        let newcomer = RegisterUser(
+            userId: "eq-newcomer", username: "eqnewcomer", email: PersonalData("\(leaver)@field.example.com"),
+            role: .agent)
+        bodies.append(body("eq-register-again", actor: "eq-newcomer", .registerUser(newcomer)))
+        for loan in 0..<DemoMonth.loans {
+            let payment = "eq-pay-last-\(loan)"
+            let pay = ReceivePayment(
+                paymentId: payment, loanId: demo.loanId(loan), amountCents: 7_000, paidOn: clock.now().date)
+            bodies.append(body(payment, actor: admin, .receivePayment(pay)))
         }
         return bodies.map { body in
             CommandWriter.Pending(
