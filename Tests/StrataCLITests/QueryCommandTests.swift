@@ -535,6 +535,33 @@ struct QueryCommandTests {
             #expect(foreign.stdout.isEmpty)
         }
     }
+    /// What an as-of build finds in the history (an event it cannot apply) is exit 1; what keeps
+    /// the machine from building it (a key store that cannot be read, a full TMPDIR) is exit 2, as
+    /// `strata rebuild` says of the same. Every failure of the build was exit 1, so a script took
+    /// a broken key store for a broken history.
+    @Test func anAsOfBuildTheEnvironmentStopsIsExitTwo() throws {
+        try withTemporaryDirectory { directory in
+            let data = directory.path
+            try strata(["keys", "new", "svc", "--scope", "commands,history", "--data", data], expecting: 0)
+            try strata(
+                ["admin", "bootstrap", "--id", "root", "--username", "root", "--email", "root@example.com"]
+                    + ["--data", data], expecting: 0)
+            let keyStore = data + "/subject-keys.db"
+            let kept = try Data(contentsOf: URL(fileURLWithPath: keyStore))
+            try writeText(String(repeating: "not a database ", count: 100), to: keyStore)
+            let unreadable = try strata(["query", "users", "--as-of", "1", "--data", data], expecting: 2)
+            #expect(unreadable.stderr.contains("cannot open the key store \(keyStore)"), "\(unreadable.stderr)")
+            #expect(unreadable.stdout.isEmpty)
+
+            try kept.write(to: URL(fileURLWithPath: keyStore))
+            let store = try SQLiteConnection(path: data + "/events.db", mode: .readWrite)
+            try store.execute("UPDATE events SET data = data || ' ' WHERE position = 1")
+            store.close()
+            let broken = try strata(["query", "users", "--as-of", "1", "--data", data], expecting: 1)
+            #expect(broken.stderr.contains("the history up to position 1 cannot be applied"), "\(broken.stderr)")
+            #expect(broken.stdout.isEmpty)
+        }
+    }
 }
 
 /// Parses CSV with Python's csv module and returns its rows.

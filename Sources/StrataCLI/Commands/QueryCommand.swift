@@ -41,8 +41,10 @@ enum QueryCommand {
             A stopped projection, or a live file ahead of events.db or made from another store,
             still answers, with a warning on stderr.
 
-            Exit codes: 0 answered (also with no rows), 1 --min-position not reached in time or the
-            projection is stopped, 2 usage or environment (no such file, bad filter).
+            Exit codes: 0 answered (also with no rows), 1 --min-position not reached in time (or
+            the projection stopped short of it), --as-of beyond the store's head or a history up to it
+            that cannot be applied, 2 usage or environment (no such file, bad filter; for --as-of, a
+            key store that cannot be read or no room in TMPDIR).
             """)
 
     static let filterHelp: [String: String] = [

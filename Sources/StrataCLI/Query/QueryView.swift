@@ -164,7 +164,15 @@ struct QueryView {
         }
         guard case .success(let snapshot?) = built else {
             scratch.remove()
-            if case .failure(let error) = built { throw CommandFailure.problem(error.message) }
+            // Placed as `strata rebuild` places the same: what the history holds (an event that
+            // cannot be applied) is exit 1; what the machine lacks (a key store it can read, room
+            // for the copy) is exit 2, the copy's place named, since nothing else says where it was.
+            if case .failure(let error) = built {
+                guard error.kind == .full else { throw RebuildCommand.failure(error) }
+                throw CommandFailure.environment(
+                    "no room for the copy as of position \(position) in \(scratch.path) (set TMPDIR to a place "
+                        + "with room): \(error.message)")
+            }
             throw CommandFailure.environment("the as-of build left no file at \(path)")
         }
         let when = recordedAt.map { " (recorded \($0))" } ?? ""
