@@ -51,7 +51,8 @@ final class Supervisor: Sendable {
         self.metrics = metrics
     }
 
-    /// Asks each child to stop (SIGTERM), waiting `stopGraceSeconds` before killing it.
+    /// Asks each child to stop (SIGTERM, then SIGCONT to wake a suspended one), waiting
+    /// `stopGraceSeconds` before killing it.
     func requestStop() {
         stopRequested.store(true, ordering: .releasing)
     }
@@ -91,7 +92,14 @@ final class Supervisor: Sendable {
         while true {
             if isStopping, stopSentAt == nil {
                 stopSentAt = .now
-                for state in states { if let pid = state.pid { kill(pid, SIGTERM) } }
+                // SIGCONT after it: a child suspended (SIGSTOP) keeps a SIGTERM pending until it
+                // runs again, and was killed after the grace instead of stopping gracefully.
+                for state in states {
+                    if let pid = state.pid {
+                        kill(pid, SIGTERM)
+                        kill(pid, SIGCONT)
+                    }
+                }
             }
             if !killed, killRequested.load(ordering: .acquiring) {
                 killed = true

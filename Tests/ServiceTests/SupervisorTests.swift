@@ -95,6 +95,23 @@ import Workloads
         }
     }
 
+    /// A child suspended (SIGSTOP) when `up` is asked to stop is woken to
+    /// take its SIGTERM and stops gracefully: the signal waited for a SIGCONT that never came,
+    /// `up` killed the child after 20 s (serve without signing its head) and exited 1.
+    @Test func aSuspendedChildIsWokenToStopGracefully() throws {
+        try withUp { up, _, children in
+            let serve = try #require(children["serve"])
+            kill(serve, SIGSTOP)
+            let asked = Date()
+            up.send(signal: SIGINT)
+            #expect(up.waitForExit(timeout: 60) == 0, "\(up.log)")
+            // Well within the 20 s after which `up` kills a child that did not stop.
+            #expect(Date().timeIntervalSince(asked) < 10, "\(up.log)")
+            #expect(up.log.contains("up: serve stopped (exit code 0)"), "\(up.log)")
+            #expect(!up.log.contains("did not stop in time"), "\(up.log)")
+        }
+    }
+
     /// A second `up` whose ports another system's service holds: its serve cannot bind them,
     /// and no projector of it is started. Started with serve, they reached that service, signed
     /// with the key file both share, and filled this data directory's files with its history, so

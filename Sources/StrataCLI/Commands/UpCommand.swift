@@ -33,8 +33,9 @@ enum UpCommand {
             stopped on purpose (a SIGTERM sent to it alone) and stays down too. When either is the
             command service, everything stops.
 
-            SIGINT, SIGTERM or SIGHUP (a closed terminal) sends SIGTERM to each child and waits for all
-            of them (each stops gracefully); a child still running after 20 s is killed. A second signal
+            SIGINT, SIGTERM or SIGHUP (a closed terminal) sends SIGTERM to each child (and SIGCONT, to
+            wake one suspended) and waits for all of them (each stops gracefully); a child still
+            running after 20 s is killed. A second signal
             kills every child at once. Exit codes: 0 stopped cleanly (every child stopped when asked, or
             on purpose); 1 a child stopped with a problem (exit 1 or 2 on its own, or other than 0 when
             asked), had to be killed, or serve was not ready in time; 2 usage or environment; 130 a
