@@ -41,14 +41,21 @@ final class Supervisor: Sendable {
     private let logger: Logger
     private let children: [Child]
     private let metrics: SupervisorMetrics?
+    /// Run before each start of a child: puts back what its start needs that may have gone
+    /// while the others ran (`up`'s metrics directory).
+    private let beforeStart: @Sendable () -> Void
     private let stopRequested = Atomic<Bool>(false)
     private let killRequested = Atomic<Bool>(false)
 
-    init(executable: String, logger: Logger, children: [Child], metrics: SupervisorMetrics? = nil) {
+    init(
+        executable: String, logger: Logger, children: [Child], metrics: SupervisorMetrics? = nil,
+        beforeStart: @escaping @Sendable () -> Void = {}
+    ) {
         self.executable = executable
         self.logger = logger
         self.children = children
         self.metrics = metrics
+        self.beforeStart = beforeStart
     }
 
     /// Asks each child to stop (SIGTERM, then SIGCONT to wake a suspended one), waiting
@@ -172,6 +179,7 @@ final class Supervisor: Sendable {
     /// process) is tried again after the same growing delay as a crash.
     private func start(_ index: Int, _ states: inout [Running]) {
         let child = children[index]
+        beforeStart()
         states[index].startedAt = .now
         states[index].isReady = false
         var ready: (read: Int32, write: Int32)?

@@ -437,6 +437,36 @@ import Workloads
         #expect(last.value("strata_up_child_restarts_total", audit) == 1)
     }
 
+    /// A metrics directory removed while `up` runs is made again before a crashed child starts
+    /// again: the child writes its file first and ends with exit 2 when it cannot, so a serve
+    /// killed outright stopped the whole system for good (`up` exit 1), where `up` restarts it.
+    @Test func aMetricsDirectoryRemovedWhileUpRunsIsMadeAgainForARestartedChild() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-metrics-up-removed")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let (up, directory) = try Self.up(data, metricsInterval: "0.1")
+        defer { up.stop() }
+        try up.waitForLine(containing: "project-audit: ready ")
+        let started = try #require(
+            up.log.split(separator: "\n").last { $0.contains("started serve (pid ") }?
+                .split(separator: "(pid ").last?.prefix { $0.isNumber })
+        try FileManager.default.removeItem(at: directory)
+        #expect(kill(try #require(pid_t(String(started))), SIGKILL) == 0)
+
+        let readyAgain = Date().addingTimeInterval(30)
+        while up.log.components(separatedBy: "serve: ready ").count < 3 && Date() < readyAgain {
+            if up.waitForExit(timeout: 0.05) != nil { break }
+        }
+        #expect(up.log.components(separatedBy: "serve: ready ").count == 3, "\(up.log)")
+        #expect(up.log.contains("the metrics directory \(directory.path) was gone: made it again"), "\(up.log)")
+        let written = Date().addingTimeInterval(10)
+        let serve = directory.appendingPathComponent("serve.prom").path
+        while !FileManager.default.fileExists(atPath: serve) && Date() < written { usleep(50_000) }
+        #expect(try readExposition(serve).value("strata_process_start_time_seconds", ["process": "serve"]) != nil)
+
+        up.send(signal: SIGINT)
+        #expect(up.waitForExit(timeout: 60) == 0, "\(up.log)")
+    }
+
     /// `strata up` on `data`, prepared, on free loopback ports, writing its metrics to the
     /// directory it returns every `metricsInterval` seconds.
     static func up(_ data: URL, metricsInterval: String) throws -> (StrataProcess, metrics: URL) {

@@ -42,7 +42,8 @@ enum UpCommand {
             second signal. Started with SIGHUP ignored (`nohup strata up &`), it keeps ignoring it, so
             a closed terminal leaves everything running.
 
-            --metrics-dir DIR (created if missing) gives each child its own --metrics-file in DIR, a
+            --metrics-dir DIR (created if missing, and again before a child starts if it went
+            meanwhile) gives each child its own --metrics-file in DIR, a
             directory node_exporter's textfile collector can read as it is, and up writes DIR/up.prom:
             strata_up_child_running (1 or 0) and strata_up_child_restarts_total of each child, labelled
             process="serve", "project-readmodels" or "project-audit"; --metrics-interval and
@@ -94,7 +95,9 @@ enum UpCommand {
         let metrics = registry.map { SupervisorMetrics(registry: $0, processes: children.map(\.process)) }
         let metricsFile = try own.startMetricsFile(registry, logger: logger)
         defer { metricsFile?.stop() }
-        let supervisor = Supervisor(executable: executable, logger: logger, children: children, metrics: metrics)
+        let supervisor = Supervisor(
+            executable: executable, logger: logger, children: children, metrics: metrics,
+            beforeStart: { makeAgain(metricsDirectory, logger) })
         let signals = ShutdownSignals(
             onFirst: { signal in
                 logger.info("stopping (signal \(signal)): asking every process to stop")
@@ -106,6 +109,21 @@ enum UpCommand {
             })
         defer { signals.cancel() }
         return supervisor.run()
+    }
+
+    /// Makes the metrics directory again if it went while `up` ran (removed by hand, a tmpfs
+    /// cleared): a child writes its file as it starts and ends with exit 2 when it cannot, so a
+    /// crash `up` would have restarted from stopped the whole system for good. One that cannot be
+    /// made is logged; the child then says why it cannot start.
+    static func makeAgain(_ metricsDirectory: String?, _ logger: Logger) {
+        guard let metricsDirectory else { return }
+        do throws(CommandFailure) {
+            if try !Directories.create(metricsDirectory, "the metrics directory").isEmpty {
+                logger.warning("the metrics directory \(metricsDirectory) was gone: made it again")
+            }
+        } catch {
+            logger.error(error.message)
+        }
     }
 
     /// Refuses an endpoint the projectors cannot connect to as written: a port serve chooses (`*`
