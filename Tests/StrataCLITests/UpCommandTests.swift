@@ -64,7 +64,9 @@ struct UpCommandTests {
     /// An events or history endpoint the projectors cannot connect to as written (a port serve
     /// chooses, or the host `*`) is refused before anything starts, where `up` started serve on
     /// it and both projectors ended at once (`zmq_connect …: Invalid argument`) and stayed down,
-    /// serve running alone with nothing kept up to date.
+    /// serve running alone with nothing kept up to date. So is `inproc://`, which reaches only
+    /// within the process that binds it: serve said it was ready and the projectors, in processes
+    /// of their own, asked history for an answer that could never come, for as long as `up` ran.
     @Test func anEndpointTheProjectorsCannotConnectToIsRefusedBeforeAnythingStarts() throws {
         try withTemporaryDirectory { dir in
             let data = dir.appendingPathComponent("data").path
@@ -76,6 +78,7 @@ struct UpCommandTests {
             for (name, endpoint) in [
                 ("events", "tcp://127.0.0.1:*"), ("history", "tcp://127.0.0.1:0"),
                 ("events", "tcp://*:\(try freeLoopbackPort())"), ("history", "ipc://*"),
+                ("events", "inproc://events"), ("history", "inproc://history"),
             ] {
                 let endpoints = fixed.flatMap { ["--\($0.0)", $0.0 == name ? endpoint : $0.1] }
                 let up = try StrataProcess(["up", "--data", data] + endpoints)
