@@ -41,6 +41,9 @@ final class Supervisor: Sendable {
     private let logger: Logger
     private let children: [Child]
     private let metrics: SupervisorMetrics?
+    /// Called once `metrics` changed (a child started, ended, or is to start again): `up` writes
+    /// its file then, not at the next interval, which could be an hour away.
+    private let metricsChanged: @Sendable () -> Void
     /// Run before each start of a child: puts back what its start needs that may have gone
     /// while the others ran (`up`'s metrics directory).
     private let beforeStart: @Sendable () -> Void
@@ -49,12 +52,13 @@ final class Supervisor: Sendable {
 
     init(
         executable: String, logger: Logger, children: [Child], metrics: SupervisorMetrics? = nil,
-        beforeStart: @escaping @Sendable () -> Void = {}
+        metricsChanged: @escaping @Sendable () -> Void = {}, beforeStart: @escaping @Sendable () -> Void = {}
     ) {
         self.executable = executable
         self.logger = logger
         self.children = children
         self.metrics = metrics
+        self.metricsChanged = metricsChanged
         self.beforeStart = beforeStart
     }
 
@@ -201,6 +205,7 @@ final class Supervisor: Sendable {
         } else {
             states[index].readyPipe = ready?.read
             metrics?.setRunning(index, true)
+            metricsChanged()
         }
     }
 
@@ -209,6 +214,7 @@ final class Supervisor: Sendable {
         states[index].pid = nil
         states[index].isReady = false
         metrics?.setRunning(index, false)
+        metricsChanged()
         if let pipe = states[index].readyPipe { close(pipe) }
         states[index].readyPipe = nil
     }
@@ -267,6 +273,7 @@ final class Supervisor: Sendable {
 
     private func scheduleRestart(_ index: Int, _ states: inout [Running]) {
         metrics?.restartScheduled(index)
+        metricsChanged()
         states[index].startAt = .now + .seconds(states[index].backoff)
         states[index].backoff = min(states[index].backoff * 2, Self.maximumBackoffSeconds)
     }

@@ -437,6 +437,32 @@ import Workloads
         #expect(last.value("strata_up_child_restarts_total", audit) == 1)
     }
 
+    /// `up.prom` is written as soon as a child starts or ends, not at the next interval: it was
+    /// written at `up`'s start with every child down and said so until the interval came round
+    /// (an hour with `--metrics-interval 3600`), while all three ran.
+    @Test func upWritesItsFileAsSoonAsAChildStartsOrEnds() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-metrics-up-prompt")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let (up, directory) = try Self.up(data, metricsInterval: "3600")
+        defer { up.stop() }
+        for name in ["serve", "project-readmodels", "project-audit"] {
+            try up.waitForLine(containing: "\(name): ready ")
+        }
+        let path = directory.appendingPathComponent("up.prom").path
+        let running = try readExposition(path)
+        for process in ["serve", "project-readmodels", "project-audit"] {
+            #expect(running.value("strata_up_child_running", ["process": process]) == 1, "\(process)")
+        }
+        let started = try #require(
+            up.log.split(separator: "\n").last { $0.contains("started audit (pid ") }?
+                .split(separator: "(pid ").last?.prefix { $0.isNumber })
+        kill(try #require(pid_t(String(started))), SIGTERM)
+        try up.waitForLine(containing: "audit stopped on its own (exit code 0) and stays down")
+        #expect(try readExposition(path).value("strata_up_child_running", ["process": "project-audit"]) == 0)
+        up.send(signal: SIGINT)
+        #expect(up.waitForExit(timeout: 60) == 0, "\(up.log)")
+    }
+
     /// A metrics directory removed while `up` runs is made again before a crashed child starts
     /// again: the child writes its file first and ends with exit 2 when it cannot, so a serve
     /// killed outright stopped the whole system for good (`up` exit 1), where `up` restarts it.

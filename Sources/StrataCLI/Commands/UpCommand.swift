@@ -98,7 +98,7 @@ enum UpCommand {
         defer { metricsFile?.stop() }
         let supervisor = Supervisor(
             executable: executable, logger: logger, children: children, metrics: metrics,
-            beforeStart: { makeAgain(metricsDirectory, logger) })
+            metricsChanged: { metricsFile?.writeNow() }, beforeStart: { makeAgain(metricsDirectory, logger) })
         let signals = ShutdownSignals(
             onFirst: { signal in
                 logger.info("stopping (signal \(signal)): asking every process to stop")
