@@ -60,6 +60,7 @@ enum ServeCommand {
         let observability = try Observability.resolve(arguments, environment: environment)
         try observability.requireMetricsFileApart(configuration, arguments, environment)
         let tuning = try Tuning.resolve(arguments)
+        try requireReachable(configuration)
         let keys = try readKeyFile(configuration.keysFile)
         try requireServiceCopy(keys, configuration.keysFile)
         // Before anything is made: the key is made only once the store has opened.
@@ -191,6 +192,20 @@ enum ServeCommand {
             if let publisherHighWaterMark { settings.publisherHighWaterMark = publisherHighWaterMark }
             if let checkpointInterval { settings.checkpointInterval = checkpointInterval }
             settings.maximumStoreBytes = maximumStoreBytes
+        }
+    }
+
+    /// Refuses an `inproc://` endpoint: it reaches only within serve's own process, so serve said
+    /// it was ready on an endpoint no client, projector or `strata` command could ever reach.
+    static func requireReachable(_ configuration: Configuration) throws(CommandFailure) {
+        let endpoints = [
+            ("commands", configuration.commandsEndpoint), ("events", configuration.eventsEndpoint),
+            ("history", configuration.historyEndpoint),
+        ]
+        for (name, endpoint) in endpoints where endpoint.hasPrefix("inproc://") {
+            throw .environment(
+                "the \(name) endpoint \(endpoint) is one no client can reach: inproc:// reaches only within "
+                    + "serve's own process; use tcp:// or ipc://")
         }
     }
 
