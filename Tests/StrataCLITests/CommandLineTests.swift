@@ -505,6 +505,25 @@ struct BenchTests {
         #expect(storeFigures == 2)
     }
 
+    /// Over an even number of runs the median is the mean of the middle two, not the upper one
+    /// (which over two runs is the maximum), and the ratios are taken from that median.
+    @Test func theMedianOfTwoRunsIsTheirMean() throws {
+        let result = try strata(["bench", "append", "--events", "100", "--repeat", "2", "--json"], expecting: 0)
+        let figures = try result.stdout.split(separator: "\n").map { try jsonLine($0) }
+        try #require(figures.count == 4, "stdout: \(result.stdout)")
+        for figure in figures {
+            let low = try #require(figure["min"]?.integerValue)
+            let median = try #require(figure["median"]?.integerValue)
+            let high = try #require(figure["max"]?.integerValue)
+            // Each printed figure is its rate without the fraction, so the mean is within one.
+            #expect(abs(median - (low + high) / 2) <= 1, "\(figure)")
+        }
+        for figure in figures.dropFirst() {
+            #expect(figure["ceilingMedian"] == figures[0]["median"], "\(figure)")
+        }
+        #expect(figures[2]["sameSizeRawMedian"] == figures[1]["median"])
+    }
+
     @Test func usageErrors() throws {
         try strata(["bench"], expecting: 2)
         let unknown = try strata(["bench", "nope"], expecting: 2)

@@ -57,7 +57,7 @@ enum BenchCommand {
         var cpu: BenchCPU? = nil
 
         var sorted: [Double] { samples.sorted() }
-        var median: Double { sorted[sorted.count / 2] }
+        var median: Double { BenchCommand.median(samples) }
 
         var json: JSONValue {
             var members: [String: JSONValue] = [
@@ -125,8 +125,8 @@ enum BenchCommand {
             try measure(2) { try storeAppendRate(commandBatches, path: "\(directory)/store1-\(run).db") }
             try measure(3) { try storeAppendRate(eventBatches, path: "\(directory)/store100-\(run).db") }
         }
-        let rawMedian = rates[0].sorted()[runs / 2]
-        let raw100Median = rates[1].sorted()[runs / 2]
+        let rawMedian = median(rates[0])
+        let raw100Median = median(rates[1])
         let figures = [
             Figure(
                 scenario: "append", measure: "raw SQLite insert ceiling, 1000 rows/txn", unit: "rows/s", samples: rates[0],
@@ -237,6 +237,14 @@ enum BenchCommand {
             n += rowsPerTransaction
         }
         return Double(events) / seconds(since: start)
+    }
+
+    /// The middle value, or over an even number the mean of the middle two: the upper one
+    /// alone made the median of two runs their maximum.
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {

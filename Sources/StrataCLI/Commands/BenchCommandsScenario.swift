@@ -123,13 +123,13 @@ enum BenchCommandsScenario {
             lendingFacts["peerRatioPercent"] = .integer(percent)
             lendingFacts["peerTargetRatioPercent"] = .integer(Int64(peerTargetRatio * 100))
             figures[0].1 = lendingFacts
-            let events = peerRuns.map(\.eventsPerSecond).sorted()
+            let events = BenchCommand.median(peerRuns.map(\.eventsPerSecond))
             figures.append(
                 (
                     peerFigure,
                     [
                         "commands": .integer(first.operations), "events": .integer(first.events),
-                        "eventsPerSecondMedian": .integer(Int64(events[events.count / 2])),
+                        "eventsPerSecondMedian": .integer(Int64(events)),
                         "peer": .string("eventsourcing \(first.version)"), "journalMode": .string(first.journalMode),
                         "synchronous": .string(first.synchronous),
                     ]
@@ -150,11 +150,11 @@ enum BenchCommandsScenario {
                 "  \(clients) pipelined clients × \(window) in flight; lending \(count(lending.commands)) commands "
                     + "(\(count(loans)) loans), mix \(count(mix.commands)) commands")
             if let first = peerRuns.first {
-                let events = peerRuns.map(\.eventsPerSecond).sorted()
+                let events = BenchCommand.median(peerRuns.map(\.eventsPerSecond))
                 printLine(
                     "  peer: Python eventsourcing \(first.version), SQLite \(first.journalMode.uppercased()), "
                         + "synchronous=\(first.synchronous), one transaction per command; "
-                        + "\(BenchCommand.format(events[events.count / 2])) events/s median")
+                        + "\(BenchCommand.format(events)) events/s median")
             }
             printTable(figures.map(\.0), peerRatioPercent: ratioPercent)
             BenchCommand.printCPU([("lending loop", lendingCPU), ("mix with invoices", mixCPU)])

@@ -175,5 +175,5 @@ enum BenchMemoryScenario {
         if let failure = failures.withLock({ $0.first }) { throw CommandFailure.problem(failure) }
     }
 
-    static func median(_ values: [Int]) -> Int { values.sorted()[values.count / 2] }
+    static func median(_ values: [Int]) -> Int { Int(BenchCommand.median(values.map(Double.init)).rounded()) }
 }
