@@ -13,6 +13,18 @@ enum BenchCommand {
         BenchMemoryScenario.name,
     ]
 
+    /// The options that set what a scenario measures, in the order help lists them.
+    static let sizeOptions = ["events", "loans", "peer", "metrics", "rate", "seconds"]
+
+    /// Those each scenario takes (all take --repeat, --dir and --json); any other is refused:
+    /// ignored, it gave figures of another size than asked for, without a word.
+    static let scenarioOptions: [String: Set<String>] = [
+        "append": ["events"], BenchCommandsScenario.name: ["loans", "peer", "metrics"],
+        BenchLatencyScenario.name: ["rate", "seconds"], BenchProjectionsScenario.lag: ["loans", "rate", "seconds"],
+        BenchProjectionsScenario.rebuild: ["loans"], BenchHistoryScenario.replay: ["events"],
+        BenchHistoryScenario.verify: ["events"], BenchMemoryScenario.name: ["events", "loans"],
+    ]
+
     static let spec = CommandSpec(
         ["bench"], summary: "Run a benchmark scenario and print its figures.",
         arguments: [
@@ -20,7 +32,9 @@ enum BenchCommand {
         ],
         options: [
             OptionSpec(
-                "events", value: "N", help: "Events per run (default 100000; replay, verify 1000000; memory 5000000)."),
+                "events", value: "N",
+                help: "append, replay, verify, memory: events per run (default 100000; replay, verify 1000000; "
+                    + "memory 5000000)."),
             OptionSpec("repeat", value: "R", help: "Runs per figure (default 3)."),
             OptionSpec("dir", value: "DIR", help: "Where to put scratch stores (default: a new temporary directory)."),
             OptionSpec("json", help: "One JSON line per figure instead of a table."),
@@ -83,11 +97,13 @@ enum BenchCommand {
         guard scenarios.contains(scenario) else {
             throw UsageError("unknown scenario '\(scenario)' (known: \(scenarios.joined(separator: ", ")))")
         }
-        if arguments.flag("metrics") && scenario != BenchCommandsScenario.name {
-            throw UsageError("--metrics is for the commands scenario")
-        }
-        if arguments.flag("peer") && scenario != BenchCommandsScenario.name {
-            throw UsageError("--peer is for the commands scenario")
+        let takes = scenarioOptions[scenario, default: []]
+        let given = sizeOptions.filter { arguments.value($0) != nil || arguments.flag($0) }
+        for option in given where !takes.contains(option) {
+            let named = sizeOptions.filter(takes.contains).map { "--\($0)" }
+            let list =
+                named.count < 2 ? named.joined() : named.dropLast().joined(separator: ", ") + " and " + named.last!
+            throw UsageError("--\(option) is not for the \(scenario) scenario, which takes \(list)")
         }
         let events = Int(try arguments.integer("events", in: 100...100_000_000) ?? 100_000)
         let runs = Int(try arguments.integer("repeat", in: 1...100) ?? 3)

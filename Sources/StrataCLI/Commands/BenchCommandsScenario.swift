@@ -34,7 +34,8 @@ enum BenchCommandsScenario {
     static let peerTargetRatio = 10.0
 
     static let options = [
-        OptionSpec("loans", value: "N", help: "commands, lag, rebuild: loans per run (default 10000)."),
+        OptionSpec(
+            "loans", value: "N", help: "commands, lag, rebuild, memory: loans per run (default 10000; memory 2000)."),
         OptionSpec("peer", help: "commands: also run the Python eventsourcing peer after each run."),
         OptionSpec(
             "metrics", help: "commands: record metrics as serve --metrics-file does (written each second)."),
@@ -59,9 +60,6 @@ enum BenchCommandsScenario {
     // MARK: - The scenario
 
     static func run(_ arguments: ParsedArguments, directory: String, runs: Int) throws -> Int32 {
-        for other in ["events", "rate", "seconds"] where arguments.value(other) != nil {
-            throw UsageError("--\(other) is not for the commands scenario, which takes --loans and --peer")
-        }
         let loans = Int(try arguments.integer("loans", in: 1...10_000_000) ?? 10_000)
         let peer = arguments.flag("peer") ? try BenchPeer.locate() : nil
         let keepStores = arguments.value("dir") != nil

@@ -26,9 +26,6 @@ enum BenchLatencyScenario {
         """
 
     static func run(_ arguments: ParsedArguments, directory: String, runs: Int) throws -> Int32 {
-        for other in ["events", "loans"] where arguments.value(other) != nil {
-            throw UsageError("--\(other) is not for the latency scenario, which takes --rate and --seconds")
-        }
         let rate = Int(try arguments.integer("rate", in: 1...1_000_000) ?? 2000)
         let seconds = Int(try arguments.integer("seconds", in: 1...3600) ?? 5)
         let keepStores = arguments.value("dir") != nil

@@ -31,7 +31,7 @@ enum BenchProjectionsScenario {
 
     static func run(_ scenario: String, _ arguments: ParsedArguments, directory: String, runs: Int) throws -> Int32 {
         let loans = Int(try arguments.integer("loans", in: 1...10_000_000) ?? 10_000)
-        let rate = Int(try arguments.integer("rate", in: 1...1_000_000) ?? (scenario == lag ? 10_000 : 2000))
+        let rate = Int(try arguments.integer("rate", in: 1...1_000_000) ?? 10_000)
         let seconds = Int(try arguments.integer("seconds", in: 1...3600) ?? 5)
         let keep = arguments.value("dir") != nil
         let workload = LendingWorkload(admin: "bench-admin", prefix: "b", today: Timestamp.now().date)
