@@ -14,6 +14,8 @@ struct BenchProjectionsTests {
         let figures = try result.stdout.split(separator: "\n").map { try JSONParser.parse(Array($0.utf8)) }
         try #require(figures.count == 6, "stdout: \(result.stdout)")
         #expect(figures.allSatisfy { $0["unit"] == "ms" && $0["runs"] == 1 })
+        // Named by its scenario, as every other scenario's figures are.
+        #expect(figures.allSatisfy { $0["scenario"] == "lag" }, "stdout: \(result.stdout)")
         // p50 ≤ p99 ≤ max, in each of the two runs.
         for run in [figures[0..<3], figures[3..<6]] {
             let medians = try run.map { try #require($0["median"]?.integerValue) }
@@ -32,6 +34,7 @@ struct BenchProjectionsTests {
         let figures = try result.stdout.split(separator: "\n").map { try JSONParser.parse(Array($0.utf8)) }
         try #require(figures.count == 2, "stdout: \(result.stdout)")
         for figure in figures {
+            #expect(figure["scenario"] == "rebuild")
             #expect(figure["unit"] == "events/s")
             #expect((figure["median"]?.integerValue ?? 0) > 0, "\(figure)")
             // 30 loans and 30 invoices after the setup: well over 200 events rebuilt.

@@ -77,7 +77,7 @@ enum BenchProjectionsScenario {
             for ((label, use), samples) in zip(cpu, [steady, full]) {
                 for (name, p) in [("p50", 0.5), ("p99", 0.99), ("max", 1.0)] {
                     let percentiles = samples.map { BenchCommandsScenario.percentile($0, p) }
-                    figures.append(figure("projection lag \(name) \(label)", "ms", percentiles, cpu: use))
+                    figures.append(figure(lag, "projection lag \(name) \(label)", "ms", percentiles, cpu: use))
                 }
             }
         } else {
@@ -116,8 +116,8 @@ enum BenchProjectionsScenario {
             }
             cpu = [("rebuild readmodels.db", readModelsCPU), ("rebuild audit.db", auditCPU)]
             figures = [
-                figure("\(cpu[0].label), \(events) events", "events/s", readModels, cpu: readModelsCPU),
-                figure("\(cpu[1].label), \(events) events", "events/s", audit, cpu: auditCPU),
+                figure(rebuild, "\(cpu[0].label), \(events) events", "events/s", readModels, cpu: readModelsCPU),
+                figure(rebuild, "\(cpu[1].label), \(events) events", "events/s", audit, cpu: auditCPU),
             ]
         }
 
@@ -139,10 +139,10 @@ enum BenchProjectionsScenario {
     }
 
     private static func figure(
-        _ measure: String, _ unit: String, _ samples: [Double], cpu: BenchCPU
+        _ scenario: String, _ measure: String, _ unit: String, _ samples: [Double], cpu: BenchCPU
     ) -> BenchCommand.Figure {
         BenchCommand.Figure(
-            scenario: "projections", measure: measure, unit: unit, samples: samples, ceiling: nil, sameSizeRaw: nil,
+            scenario: scenario, measure: measure, unit: unit, samples: samples, ceiling: nil, sameSizeRaw: nil,
             cpu: cpu)
     }
 
