@@ -21,14 +21,17 @@ final class ScratchDirectory {
     private let made: MadePath
     private let signals: ShutdownSignals
 
-    init(_ prefix: String, in base: String = NSTemporaryDirectory()) throws(CommandFailure) {
+    /// `stopping` runs at a signal before the directory goes: it stops what writes into it (a
+    /// benchmark's child processes), which would otherwise make it again once it was gone.
+    init(
+        _ prefix: String, in base: String = NSTemporaryDirectory(), stopping: @escaping @Sendable () -> Void = {}
+    ) throws(CommandFailure) {
         swept = Self.sweep(base, prefix: prefix)
         let made = MadePath()
         // Listening before the directory exists, so that no signal goes unseen once it does
         // (the command blocked them at its start: one sent before this waits for it).
         let signals = ShutdownSignals { signal in
-            made.remove()
-            exit(128 + signal)
+            made.remove(after: stopping, thenExit: 128 + signal)
         }
         guard let path = made.make(base + "/\(prefix)-XXXXXX") else {
             let reason = String(cString: strerror(errno))
@@ -137,15 +140,22 @@ private final class MadePath: Sendable {
         }
     }
 
-    func remove() {
+    /// Runs `first`, then removes the directory; with `status`, ends the process with it still
+    /// holding the lock, so that a thread which meanwhile failed for the files gone or its
+    /// children stopped waits in `remove()` rather than end the process first with its own exit
+    /// code.
+    func remove(after first: () -> Void = {}, thenExit status: Int32? = nil) {
         made.withLock { made in
-            guard let directory = made else { return }
-            // Again if a file appeared in it meanwhile; once the directory is gone none can.
-            for _ in 0..<10 where FileManager.default.fileExists(atPath: directory.path) {
-                try? FileManager.default.removeItem(atPath: directory.path)
+            first()
+            if let directory = made {
+                // Again if a file appeared in it meanwhile; once the directory is gone none can.
+                for _ in 0..<10 where FileManager.default.fileExists(atPath: directory.path) {
+                    try? FileManager.default.removeItem(atPath: directory.path)
+                }
+                if directory.lock >= 0 { close(directory.lock) }
+                made = nil
             }
-            if directory.lock >= 0 { close(directory.lock) }
-            made = nil
+            if let status { exit(status) }
         }
     }
 }

@@ -7,7 +7,7 @@ import Testing
 
 /// Starts `strata ARGUMENTS` with SIGINT and SIGTERM unblocked, as a shell starts it: a child
 /// keeps the signal mask of the thread that starts it, and the test's threads block them.
-private func startWithSignalsUnblocked(_ arguments: [String], environment: [String: String]) throws
+func startWithSignalsUnblocked(_ arguments: [String], environment: [String: String]) throws
     -> StrataProcess
 {
     var signals = sigset_t()

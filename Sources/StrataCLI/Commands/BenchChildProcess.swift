@@ -35,16 +35,55 @@ struct BenchChildProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, standardOutput, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // The stopping signals unblocked, as a shell starts a command: this process blocks them
+        // for its scratch directory to take them, and a child keeps the mask it is started with,
+        // so a Ctrl-C stopped neither a replay nor the peer.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         var cArguments = ([executable] + arguments).map { strdup($0) }
         cArguments.append(nil)
         defer { for pointer in cArguments { free(pointer) } }
+        // A `strata serve` follows this process as it follows `strata up` (`SupervisedChild`):
+        // it stops when the benchmark ends, however it ends, rather than run on, orphaned,
+        // serving a store whose directory is gone.
+        var environment = ProcessInfo.processInfo.environment.filter { $0.key != SupervisedChild.variable }
+            .map { strdup("\($0.key)=\($0.value)") }
+        environment.append(strdup("\(SupervisedChild.variable)=\(getpid())"))
+        environment.append(nil)
+        defer { for pointer in environment { free(pointer) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, executable, &actions, nil, cArguments, environ)
+        let rc = posix_spawn(&pid, executable, &actions, &attributes, cArguments, environment)
         guard rc == 0 else {
             let reason = String(cString: strerror(rc))
             throw CommandFailure.environment("cannot start \(executable) \(arguments.joined(separator: " ")): \(reason)")
         }
+        running.withLock { _ = $0.insert(pid) }
         return BenchChildProcess(pid: pid, arguments: arguments, standardError: standardError)
+    }
+
+    /// The children started and not yet waited for.
+    private static let running = Locked<Set<pid_t>>([])
+
+    /// Stops every child still running (SIGTERM, then SIGKILL after 10 s) and waits for it:
+    /// at a signal, before the scratch directory they write into goes. Else a `strata serve`
+    /// still starting made its data directory again once the scratch directory was removed.
+    static func stopAll() {
+        let pids = running.withLock { $0 }
+        for pid in pids { kill(pid, SIGTERM) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        for pid in pids {
+            var status: Int32 = 0
+            // 0 while it runs; -1 once the thread waiting for it in `wait()` has reaped it.
+            while waitpid(pid, &status, WNOHANG) == 0 {
+                if ContinuousClock.now > deadline { kill(pid, SIGKILL) }
+                usleep(10_000)
+            }
+        }
     }
 
     /// Runs `strata ARGUMENTS` to its end; fails unless it exits 0. Returns its wall time,
@@ -63,6 +102,7 @@ struct BenchChildProcess {
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        Self.running.withLock { _ = $0.remove(pid) }
         return Exit(status: status, peakKiB: Int(usage.ru_maxrss))
     }
 
@@ -83,6 +123,7 @@ struct BenchChildProcess {
             if let line = log.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
+                Self.running.withLock { _ = $0.remove(pid) }
                 throw CommandFailure.problem(failure(Exit(status: status, peakKiB: 0)))
             }
             usleep(20_000)

@@ -107,8 +107,20 @@ enum BenchCommand {
         }
         let events = Int(try arguments.integer("events", in: 100...100_000_000) ?? 100_000)
         let runs = Int(try arguments.integer("repeat", in: 1...100) ?? 3)
-        let directory = try scratchDirectory(arguments.value("dir"))
-        defer { if arguments.value("dir") == nil { try? FileManager.default.removeItem(atPath: directory) } }
+        // A scratch directory of our own goes however the run ends, also at SIGINT, SIGTERM or
+        // SIGHUP (exit 128 + the signal): a long run fills it with gigabytes of stores. The
+        // signals are blocked before any thread starts, for `ScratchDirectory` to take them.
+        var scratch: ScratchDirectory?
+        let directory: String
+        if let given = arguments.value("dir") {
+            directory = try scratchDirectory(given)
+        } else {
+            ShutdownSignals.blockAtStart()
+            let made = try ScratchDirectory("strata-bench", stopping: BenchChildProcess.stopAll)
+            scratch = made
+            directory = made.path
+        }
+        defer { scratch?.remove() }
         if scenario == BenchCommandsScenario.name {
             return try BenchCommandsScenario.run(arguments, directory: directory, runs: runs)
         }
@@ -165,8 +177,7 @@ enum BenchCommand {
         return 0
     }
 
-    static func scratchDirectory(_ given: String?) throws -> String {
-        let path = given ?? (NSTemporaryDirectory() + "/strata-bench-\(getpid())")
+    static func scratchDirectory(_ path: String) throws -> String {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
