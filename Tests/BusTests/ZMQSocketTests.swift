@@ -39,7 +39,9 @@ struct ZMQSocketTests {
     @Test func aConnectionWatchTellsOfAMadeConnectionThatEnded() throws {
         let context = try ZMQContext()
         let secret = [UInt8](repeating: 1, count: 32)
-        for _ in 0..<500 {
+        // 200: the old naming by address failed within them (5 runs of 5); three sockets each stay
+        // under a context's 1,023 (libzmq frees closed ones on its own thread, and 500 reached it).
+        for _ in 0..<200 {
             let client = try SignedClient(
                 context, endpoint: "tcp://127.0.0.1:1", keyId: "k", secret: secret, watchingConnections: true)
             client.close()
