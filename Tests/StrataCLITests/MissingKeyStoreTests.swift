@@ -13,9 +13,7 @@ import Testing
         try withTemporaryDirectory { directory in
             let data = directory.path
             try strata(["keys", "new", "svc", "--scope", "commands,history", "--data", data], expecting: 0)
-            try strata(
-                ["admin", "bootstrap", "--id", "root", "--username", "root", "--email", "root@example.com"]
-                    + ["--data", data], expecting: 0)
+            try bootstrapAdmin(data: data, id: "root")
             let keyStore = data + "/subject-keys.db"
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: keyStore + suffix) }
 

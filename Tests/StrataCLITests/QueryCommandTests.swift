@@ -543,9 +543,7 @@ struct QueryCommandTests {
         try withTemporaryDirectory { directory in
             let data = directory.path
             try strata(["keys", "new", "svc", "--scope", "commands,history", "--data", data], expecting: 0)
-            try strata(
-                ["admin", "bootstrap", "--id", "root", "--username", "root", "--email", "root@example.com"]
-                    + ["--data", data], expecting: 0)
+            try bootstrapAdmin(data: data, id: "root")
             let keyStore = data + "/subject-keys.db"
             let kept = try Data(contentsOf: URL(fileURLWithPath: keyStore))
             try writeText(String(repeating: "not a database ", count: 100), to: keyStore)
