@@ -103,16 +103,9 @@ private struct Users: Projection {
         try system.send((0..<20).flatMap { system.workload.loan($0) })
         let backup = try system.backUpStore()
         defer { try? FileManager.default.removeItem(at: backup) }
-        system.service.stop()
-        let storePath = system.data.appendingPathComponent("events.db").path
         let victim: Int64 = 30
-        do {
-            let store = try SQLiteConnection(path: storePath, mode: .readWrite)
-            try store.statement("UPDATE events SET data = replace(data, 'acct', 'acxt') WHERE position = ?")
-                .run([.integer(victim)])
-            #expect(store.changes == 1)
-        }
-        try system.restartService()
+        try Self.alterStore(
+            system, "UPDATE events SET data = replace(data, 'acct', 'acxt') WHERE position = ?", [.integer(victim)])
         let head = try system.service.store().head()
 
         let projector = try system.projector("readmodels")
@@ -141,12 +134,7 @@ private struct Users: Projection {
         try Self.expectNotSkipped(system, "readmodels", at: victim, ["--skip", "\(victim)", "--reason", "tampered"])
 
         // The store put right, the same event applies: the projector runs to the head.
-        try system.restoreStore(backup)
-        let resuming = try system.projector("readmodels", ["--resume"])
-        try resuming.waitForLine(containing: "resuming at position \(victim)")
-        try system.waitForCheckpoint("readmodels", head)
-        #expect(resuming.stop() == 0, "\(resuming.log)")
-        try system.expectEqualToRebuild("readmodels")
+        try Self.restoreAndResume(system, from: backup, at: victim, head: head)
     }
 
     /// A row deleted from `events.db` leaves history with no event at its position: the projector
@@ -160,14 +148,8 @@ private struct Users: Projection {
         try system.send((0..<5).flatMap { system.workload.loan($0) })
         let backup = try system.backUpStore()
         defer { try? FileManager.default.removeItem(at: backup) }
-        system.service.stop()
         let victim: Int64 = 20
-        do {
-            let store = try SQLiteConnection(path: system.storePath, mode: .readWrite)
-            try store.statement("DELETE FROM events WHERE position = ?").run([.integer(victim)])
-            #expect(store.changes == 1)
-        }
-        try system.restartService()
+        try Self.alterStore(system, "DELETE FROM events WHERE position = ?", [.integer(victim)])
         let head = try system.service.store().head()
 
         let projector = try system.projector("readmodels")
@@ -188,12 +170,7 @@ private struct Users: Projection {
         #expect(skipping.waitForExit(timeout: 30) == 1, "\(skipping.log)")
         #expect(skipping.log.contains("cannot skip position \(victim + 1)"), "\(skipping.log)")
 
-        try system.restoreStore(backup)
-        let resuming = try system.projector("readmodels", ["--resume"])
-        try resuming.waitForLine(containing: "resuming at position \(victim)")
-        try system.waitForCheckpoint("readmodels", head)
-        #expect(resuming.stop() == 0, "\(resuming.log)")
-        try system.expectEqualToRebuild("readmodels")
+        try Self.restoreAndResume(system, from: backup, at: victim, head: head)
     }
 
     /// An event whose prevHash is not the hash before it: the store's chain from there on is not
@@ -204,15 +181,10 @@ private struct Users: Projection {
         let system = try System("broken-link-\(name)")
         try system.send(system.workload.setup())
         try system.send((0..<5).flatMap { system.workload.loan($0) })
-        system.service.stop()
         let victim: Int64 = 20
-        do {
-            let store = try SQLiteConnection(path: system.storePath, mode: .readWrite)
-            try store.statement("UPDATE events SET prev_hash = ? WHERE position = ?")
-                .run([.text(String(repeating: "ab", count: 32)), .integer(victim)])
-            #expect(store.changes == 1)
-        }
-        try system.restartService()
+        try Self.alterStore(
+            system, "UPDATE events SET prev_hash = ? WHERE position = ?",
+            [.text(String(repeating: "ab", count: 32)), .integer(victim)])
 
         let projector = try system.projector(name)
         #expect(projector.waitForExit(timeout: 60) == 1, "\(projector.log)")
@@ -220,6 +192,34 @@ private struct Users: Projection {
         #expect(projector.log.contains("is not the hash of position \(victim - 1)"), "\(projector.log)")
         #expect(projector.log.contains("no skip mends"), "\(projector.log)")
         try Self.expectNotSkipped(system, name, at: victim, ["--skip", "\(victim)", "--reason", "looks harmless"])
+    }
+
+    /// Stops the service, changes one row of `events.db` with `sql`, and starts the service again:
+    /// a store altered behind its back.
+    static func alterStore(
+        _ system: System, _ sql: String, _ values: [SQLiteValue], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        system.service.stop()
+        do {
+            let store = try SQLiteConnection(path: system.storePath, mode: .readWrite)
+            try store.statement(sql).run(values)
+            #expect(store.changes == 1, sourceLocation: sourceLocation)
+        }
+        try system.restartService()
+    }
+
+    /// With `events.db` put back from `backup`, the projector stopped at `victim` resumes there,
+    /// reaches `head`, and equals a rebuild.
+    static func restoreAndResume(
+        _ system: System, from backup: URL, at victim: Int64, head: Int64,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        try system.restoreStore(backup)
+        let resuming = try system.projector("readmodels", ["--resume"])
+        try resuming.waitForLine(containing: "resuming at position \(victim)")
+        try system.waitForCheckpoint("readmodels", head)
+        #expect(resuming.stop() == 0, "\(resuming.log)", sourceLocation: sourceLocation)
+        try system.expectEqualToRebuild("readmodels")
     }
 
     /// `--skip` at a broken chain: exit 1, naming why and the way out; the file keeps its stop and
