@@ -98,10 +98,14 @@ public final class ZMQSocket {
     // MARK: - Connecting
 
     /// Binds `endpoint`; a TCP port beyond 65535, or not a number, is refused (EINVAL) before
-    /// libzmq reads it as another port (`TCPPort`).
+    /// libzmq reads it as another port (`TCPPort`), and an ipc path where a file is or another
+    /// process listens before libzmq deletes what is there (`IPCPath`).
     public func bind(_ endpoint: String) throws(ZMQError) {
         if let problem = TCPPort.problem(in: endpoint, binding: true) {
             throw ZMQError("zmq_bind \(endpoint) (\(problem))", code: EINVAL)
+        }
+        if let problem = IPCPath.problem(binding: endpoint) {
+            throw ZMQError("zmq_bind \(endpoint) (\(problem.reason))", code: problem.code)
         }
         try check("zmq_bind \(endpoint)") { zmq_bind(handle, endpoint) }
     }

@@ -216,4 +216,67 @@ struct ZMQSocketTests {
         }
         #expect(outcome)
     }
+
+    /// libzmq's ipc bind deletes whatever is at the path first. A file, a link, a directory or a
+    /// socket another process listens on is refused and left as it was; a socket file left behind
+    /// by an earlier run is bound over, as before.
+    @Test func anIPCBindDeletesNothingAndTakesNoListenerOver() throws {
+        let directory = try ChildProcess.temporaryDirectory("strata-ipc")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = try ZMQContext()
+        let socket = try ZMQSocket(context, .router)
+        func refusal(_ path: String) -> ZMQError? {
+            #expect(throws: ZMQError.self) { try socket.bind("ipc://\(path)") }
+        }
+
+        let file = directory.appendingPathComponent("events.db").path
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("precious".utf8)))
+        #expect(refusal(file)?.code == EEXIST)
+        let link = directory.appendingPathComponent("link").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+        #expect(refusal(link)?.code == EEXIST)
+        #expect(refusal(directory.path)?.code == EISDIR)
+        let long = directory.path + "/" + String(repeating: "x", count: 120)
+        #expect(FileManager.default.createFile(atPath: long, contents: Data("precious".utf8)))
+        #expect(refusal(long)?.code == ENAMETOOLONG)
+        for path in [file, long] { #expect(FileManager.default.contents(atPath: path) == Data("precious".utf8)) }
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == file)
+
+        let listening = directory.appendingPathComponent("listening").path
+        let listener = try ZMQSocket(context, .router)
+        try listener.bind("ipc://\(listening)")
+        let error = refusal(listening)
+        #expect(error?.code == EADDRINUSE)
+        #expect(error?.description.contains("another process is listening on \(listening)") == true)
+        let dealer = try ZMQSocket(context, .dealer)
+        try dealer.connect("ipc://\(listening)")
+        try dealer.send(frames("", "still here"))
+        #expect(try receive(listener)?.last == Array("still here".utf8))
+
+        let stale = directory.appendingPathComponent("stale").path
+        try leaveSocketFile(at: stale)
+        try socket.bind("ipc://\(stale)")
+        let client = try ZMQSocket(context, .dealer)
+        try client.connect("ipc://\(stale)")
+        try client.send(frames("", "hello"))
+        #expect(try receive(socket)?.last == Array("hello".utf8))
+    }
+
+    /// A Unix socket file nobody listens on, as a process killed outright leaves behind.
+    private func leaveSocketFile(at path: String) throws {
+        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { bytes in
+            for (index, byte) in path.utf8.enumerated() { bytes[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        try #require(bound == 0 && listen(descriptor, 1) == 0)
+    }
 }
