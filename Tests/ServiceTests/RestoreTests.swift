@@ -263,6 +263,27 @@ import Testing
         #expect(warning.contains("another event at position \(erasedHead) than the backup"), "\(summary)")
     }
 
+    /// On a new machine the data directory may not exist yet: the restore makes it, as `serve`
+    /// would, for its owner alone, since it holds the key store that opens every personal field.
+    @Test func aDataDirectoryTheRestoreMakesIsItsOwnersAlone() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-restore-source")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let machine = try ChildProcess.temporaryDirectory("strata-restore-machine")
+        defer { try? FileManager.default.removeItem(at: machine) }
+        let backup = machine.appendingPathComponent("backup").path
+        let made = try ChildProcess.strata(["backup", "--data", data.path, "--output", backup])
+        #expect(made.exitCode == 0, "\(made.stderr)")
+
+        let fresh = machine.appendingPathComponent("data").path
+        let restored = try ChildProcess.strata(["restore", "--data", fresh, "--from", backup])
+        #expect(restored.exitCode == 0, "\(restored.stdout)\(restored.stderr)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: fresh)
+        let mode = try #require(attributes[.posixPermissions] as? NSNumber).intValue & 0o777
+        #expect(mode == 0o700, "the data directory has mode \(String(mode, radix: 8))")
+        #expect(FileManager.default.fileExists(atPath: fresh + "/subject-keys.db"))
+    }
+
     /// A backup that is damaged or whose chain is broken, or none at all: refused, and the data
     /// directory is exactly as it was.
     @Test func whatARestoreRefusesLeavesTheDataDirectoryAsItWas() throws {

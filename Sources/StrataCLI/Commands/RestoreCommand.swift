@@ -58,7 +58,8 @@ enum RestoreCommand {
             throw CommandFailure.environment("no backup at \(from): it holds no events.db")
         }
         let data = configuration.dataDirectory
-        try Directories.create(data, "the data directory")
+        // Made as serve makes it: it is to hold the key store and, once they run, the read models.
+        try Directories.create(data, "the data directory", mode: 0o700)
         let locks = try lock(configuration)
         defer { for lock in locks { lock.release() } }
         let (trustedKey, _) = try VerifyCommand.trustedKey(nil, configuration)
