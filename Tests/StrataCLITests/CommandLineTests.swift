@@ -119,6 +119,10 @@ struct CommandLineOverviewTests {
             for option in spec.options {
                 #expect(result.stdout.contains("--" + option.name), "\(words) --help does not mention --\(option.name)")
             }
+            // A `\n` written into the text prints a line break (and `\r` a carriage return) where
+            // the help means to show the escape, cutting its sentence across lines.
+            let controls = result.stdout.unicodeScalars.filter { $0 != "\n" && ($0.value < 0x20 || $0.value == 0x7F) }
+            #expect(controls.isEmpty, "\(words) --help prints control characters \(controls.map(\.value))")
             #expect(result.stderr.isEmpty)
         }
     }

@@ -14,7 +14,7 @@ enum SendCommand {
         ],
         discussion: """
             Each non-blank line is a command body, sent exactly as written (so exactly what is signed),
-            less its line ending (\n or \r\n) and a byte order mark it starts with:
+            less its line ending (\\n or \\r\\n) and a byte order mark it starts with:
               {"id":"c-1","type":"RequestLoan","actor":"agent-7","payload":{…}}
             Give every command its own id: sending the file again is then safe, every command being
             answered from the journal as a duplicate rather than applied twice.
