@@ -19,6 +19,10 @@ public struct Configuration: Sendable, Equatable {
     public var configFile: String?
     /// The domain limits the config file sets (`domain`); DOMAIN's defaults for the others.
     public var domain = DomainConfiguration()
+    /// The data directory as the config file wrote it, when it came from there as a relative
+    /// path: versions before paths in a config file were taken from its directory read this one
+    /// from the working directory (`WorkingDirectoryHistory`).
+    public var dataDirectoryAsWritten: String? = nil
 
     public static let defaultDataDirectory = "./data"
     public static let defaultCommandsEndpoint = "tcp://127.0.0.1:7701"
@@ -72,6 +76,8 @@ public struct Configuration: Sendable, Equatable {
     /// What a config file holds: its string settings by key, and the domain limits.
     struct ConfigFile {
         var settings: [String: String] = [:]
+        /// The relative paths among the settings as written, before `relative(_:to:)`.
+        var relativePaths: [String: String] = [:]
         var domain = DomainConfiguration()
 
         subscript(key: String) -> String? { settings[key] }
@@ -90,7 +96,9 @@ public struct Configuration: Sendable, Equatable {
         if let explicitConfig {
             file = try readConfigFile(explicitConfig)
         }
-        let dataDirectory = setting("data", "STRATA_DATA") ?? file["data"] ?? defaultDataDirectory
+        let dataFlag = setting("data", "STRATA_DATA")
+        let dataDirectory = dataFlag ?? file["data"] ?? defaultDataDirectory
+        let dataAsWritten = dataFlag == nil ? file.relativePaths["data"] : nil
         var configFile = explicitConfig
         if explicitConfig == nil {
             let implicit = implicitConfigFile(in: dataDirectory)
@@ -111,7 +119,8 @@ public struct Configuration: Sendable, Equatable {
             historyEndpoint: setting("history", "STRATA_HISTORY") ?? file["history"] ?? defaultHistoryEndpoint,
             key: setting("key", "STRATA_KEY") ?? file["key"],
             configFile: configFile,
-            domain: file.domain)
+            domain: file.domain,
+            dataDirectoryAsWritten: dataAsWritten)
     }
 
     static func readConfigFile(_ path: String) throws(UsageError) -> ConfigFile {
@@ -149,6 +158,7 @@ public struct Configuration: Sendable, Equatable {
                 throw UsageError("config file \(path): '\(key)' must not hold a NUL character (\\u0000)")
             }
             file.settings[key] = pathKeys.contains(key) ? relative(text, to: path) : text
+            if pathKeys.contains(key), !text.hasPrefix("/") { file.relativePaths[key] = text }
         }
         return file
     }
@@ -167,7 +177,7 @@ public struct Configuration: Sendable, Equatable {
     /// Whether two paths name one directory: the same file to the kernel when both are there, so
     /// that a data directory reached through a symbolic link is the one its config file names by
     /// its real path (and the other way round); else the same path once `.` and `..` are resolved.
-    private static func sameDirectory(_ a: String, _ b: String) -> Bool {
+    static func sameDirectory(_ a: String, _ b: String) -> Bool {
         if let one = FileIdentity(path: a), let other = FileIdentity(path: b) { return one == other }
         return standardized(a) == standardized(b)
     }

@@ -28,7 +28,7 @@ enum EarlierHistory {
 
     /// How the store at `path` holds no event ("is missing", "holds no event": empty, or opened
     /// with its head at 0); nil when it holds some or cannot be told.
-    private static func emptiness(of path: String) -> String? {
+    static func emptiness(of path: String) -> String? {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
             return FileManager.default.fileExists(atPath: path) ? nil : "is missing"
         }

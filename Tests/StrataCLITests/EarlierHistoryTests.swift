@@ -48,4 +48,40 @@ import Testing
             ["admin", "bootstrap", "--id", "root", "--username", "root", "--email", "root@example.com", "--data", data],
             expecting: 0)
     }
+
+    /// Versions before relative paths in a config file were taken from its directory read them
+    /// from the working directory: after an upgrade, the same file names another data directory,
+    /// where `serve` would have begun a new history beside the recorded one.
+    @Test func aConfigFilesRelativeDataDirectoryThatMovedBeginsNoNewHistory() throws {
+        let history = try KnownHistory.make()
+        defer { history.remove() }
+        let place = try ChildProcess.temporaryDirectory("strata-config")
+        defer { try? FileManager.default.removeItem(at: place) }
+        try FileManager.default.createDirectory(atPath: place.path + "/etc", withIntermediateDirectories: true)
+        let config = place.path + "/etc/strata.json"
+        let name = history.data.lastPathComponent
+        try writeConfig(["data": name], to: config)
+        let working = history.data.deletingLastPathComponent()
+        let moved = place.path + "/etc/" + name
+
+        let bootstrap = try strata(
+            ["admin", "bootstrap", "--id", "root", "--username", "root", "--email", "root@example.com",
+             "--config", config], in: working, expecting: 2)
+        #expect(bootstrap.stderr.contains("sets data to '\(name)', which is \(moved)"), "\(bootstrap.stderr)")
+        #expect(bootstrap.stderr.contains("holds a store with events up to position \(history.head)"))
+        let ports = try (0..<3).map { _ in try freeLoopbackPort() }
+        let endpoints = zip(["--commands", "--events", "--history"], ports).flatMap { [$0, "tcp://127.0.0.1:\($1)"] }
+        for command in ["serve", "up"] {
+            let refused = try strata([command, "--config", config] + endpoints, in: working, expecting: 2)
+            #expect(refused.stderr.contains("as an absolute path"), "\(refused.stderr)")
+        }
+        // Nothing was made where the config file now points.
+        #expect(!FileManager.default.fileExists(atPath: moved))
+
+        // Where the working directory holds no store, the config file's directory is the place.
+        _ = try strata(
+            ["admin", "bootstrap", "--id", "root", "--username", "root", "--email", "root@example.com",
+             "--config", config], in: place, expecting: 0)
+        #expect(FileManager.default.fileExists(atPath: moved + "/events.db"))
+    }
 }

@@ -23,7 +23,9 @@ enum AdminBootstrapCommand {
             (command id operator-bootstrap-ID, actor operator), recorded and audited like any event.
 
             Exit codes: 0 registered, 1 refused (the store is held by a running serve, an admin exists,
-            the id, username or email is taken), 2 usage or environment.
+            the id, username or email is taken), 2 usage or environment (a config file's relative data
+            directory that holds no event, where the working directory's reading of it holds a store
+            with events: write it as an absolute path).
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in
@@ -36,6 +38,7 @@ enum AdminBootstrapCommand {
         if !FieldRules.isValidEmail(email) { problems.append("--email is not a valid email address") }
         guard problems.isEmpty else { throw UsageError(problems.joined(separator: "; ")) }
 
+        try WorkingDirectoryHistory.requireNone(configuration)
         try Directories.create(configuration.dataDirectory, "the data directory", mode: 0o700)
         try EarlierHistory.requireNone(configuration)
         let store: SQLiteEventStore

@@ -48,7 +48,9 @@ enum ServeCommand {
 
             Exit codes: 0 stopped cleanly, 1 the store is held by another writer, is damaged, does not
             match its last signed checkpoint, holds no event while a projection in DATA has applied
-            some (emptied or removed: restore it), or the service failed, 2 usage or environment (no key
+            some (emptied or removed: restore it), or the service failed, 2 usage or environment (a
+            config file's relative data directory that holds no event, where the working directory's
+            reading of it holds a store with events: write it as an absolute path; no key
             file, one that is malformed, holds an unknown member or is readable by others, a
             checkpoint key that is malformed or readable by others, an endpoint that cannot be bound, a key file with the CURVE
             server's public key but not its secret, a metrics file that cannot be written or is one of
@@ -61,6 +63,8 @@ enum ServeCommand {
         try observability.requireMetricsFileApart(configuration, arguments, environment)
         let tuning = try Tuning.resolve(arguments)
         try requireReachable(configuration)
+        // Before the key file, which the same config file may also name elsewhere now.
+        try WorkingDirectoryHistory.requireNone(configuration)
         let keys = try readKeyFile(configuration.keysFile)
         try requireServiceCopy(keys, configuration.keysFile)
         // Before anything is made: the key is made only once the store has opened.

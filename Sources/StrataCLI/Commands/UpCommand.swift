@@ -78,6 +78,8 @@ enum UpCommand {
         // Fail here, once, rather than in a restart loop: the children need these.
         try requireConnectable(configuration.eventsEndpoint, "events")
         try requireConnectable(configuration.historyEndpoint, "history")
+        // Before the key file, which the same config file may also name elsewhere now.
+        try WorkingDirectoryHistory.requireNone(configuration)
         try ServeCommand.requireServiceCopy(ServeCommand.readKeyFile(configuration.keysFile), configuration.keysFile)
         _ = try configuration.signingKey(for: .history)
 
