@@ -17,8 +17,10 @@ public struct Invoices: Projection {
     public var categories: [String]? { ["invoice", "party"] }
 
     public var schema: ProjectionSchema {
+        // Version 2: a payment is keyed by its invoice and its id, which is unique per invoice
+        // only, as a loan payment's is per loan.
         ProjectionSchema(
-            version: 1,
+            version: 2,
             statements: [
                 """
                 CREATE TABLE invoices (
@@ -76,7 +78,7 @@ public struct Invoices: Projection {
                 """,
                 """
                 CREATE TABLE invoice_payments (
-                    payment_id       TEXT    PRIMARY KEY,
+                    payment_id       TEXT    NOT NULL,
                     invoice_id       TEXT    NOT NULL,
                     paid_on          TEXT    NOT NULL,
                     amount_cents     INTEGER NOT NULL,
@@ -84,7 +86,8 @@ public struct Invoices: Projection {
                     recorded_by      TEXT    NOT NULL,
                     paid_total_cents INTEGER NOT NULL,
                     balance_cents    INTEGER NOT NULL,
-                    recorded_at      TEXT    NOT NULL
+                    recorded_at      TEXT    NOT NULL,
+                    PRIMARY KEY (invoice_id, payment_id)
                 )
                 """,
                 "CREATE INDEX invoice_payments_by_invoice ON invoice_payments (invoice_id, paid_on)",

@@ -18,8 +18,10 @@ public struct Receivables: Projection {
     public var categories: [String]? { ["invoice", "party"] }
 
     public var schema: ProjectionSchema {
+        // Version 2: a payment is keyed by its invoice and its id, which is unique per invoice
+        // only, as a loan payment's is per loan.
         ProjectionSchema(
-            version: 1,
+            version: 2,
             statements: [
                 """
                 CREATE TABLE customers (
@@ -47,10 +49,11 @@ public struct Receivables: Projection {
                 "CREATE INDEX receivable_invoices_by_party ON receivable_invoices (party_id, due_date)",
                 """
                 CREATE TABLE receivable_payments (
-                    payment_id   TEXT    PRIMARY KEY,
+                    payment_id   TEXT    NOT NULL,
                     invoice_id   TEXT    NOT NULL,
                     paid_on      TEXT    NOT NULL,
-                    amount_cents INTEGER NOT NULL
+                    amount_cents INTEGER NOT NULL,
+                    PRIMARY KEY (invoice_id, payment_id)
                 )
                 """,
                 """

@@ -184,6 +184,33 @@ private let invoiceColumns = """
         #expect(try h.rows("SELECT day, total_collected_cents FROM collections_daily") == [["2026-11-10", 6000]])
     }
 
+    /// Payment ids are unique per invoice (the decider refuses DUPLICATE_PAYMENT only within
+    /// one), so two invoices may each be paid by a payment "P1": both are payments, and the
+    /// projection goes on.
+    @Test func aPaymentIdUsedOnTwoInvoicesIsTwoPayments() throws {
+        let h = try ProjectionHarness(ReadModels.all, name: "readmodels")
+        try h.given(.invoiceCreated(interState), stream: "invoice-I2")
+        try h.given(.invoiceCreated(unsplit), stream: "invoice-I3")
+        try h.given(
+            payment("P1", "I2", 6000, on: "2026-11-10", .cash, paid: 6000, balance: 50000, .partiallyPaid),
+            stream: "invoice-I2")
+        try h.given(
+            payment("P1", "I3", 840, on: "2026-11-10", .cash, paid: 840, balance: 3000, .partiallyPaid),
+            stream: "invoice-I3")
+        #expect(h.database.stop == nil)
+        #expect(h.database.checkpoint == 4)
+        #expect(
+            try h.rows("SELECT invoice_id, payment_id, amount_cents FROM invoice_payments ORDER BY invoice_id")
+                == [["I2", "P1", 6000], ["I3", "P1", 840]])
+        #expect(
+            try h.rows("SELECT invoice_id, payment_id, amount_cents FROM receivable_payments ORDER BY invoice_id")
+                == [["I2", "P1", 6000], ["I3", "P1", 840]])
+        #expect(
+            try h.rows("SELECT party_id, paid_cents, balance_cents FROM customers ORDER BY party_id")
+                == [["P2", 6000, 50000], ["P3", 840, 3000]])
+        #expect(try h.rows("SELECT day, total_collected_cents FROM collections_daily") == [["2026-11-10", 6840]])
+    }
+
     @Test func aPaymentForAnInvoiceNeverCreatedStopsTheProjection() throws {
         let h = try ProjectionHarness([Invoices()])
         try h.given(
