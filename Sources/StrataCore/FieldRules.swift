@@ -14,9 +14,17 @@ public enum FieldRules {
 
     /// A pragmatic address check: `local@domain.tld`, at most 254 bytes, no spaces or
     /// control characters, one `@`, a dot in the domain with no empty labels.
+    ///
+    /// Spaces and controls are judged over all of Unicode, with the invisible format characters
+    /// (zero-width spaces and joiners, direction marks): an address ending in a no-break space,
+    /// or holding a zero-width one, prints as another address does while it is taken as a
+    /// different one.
     public static func isValidEmail(_ email: String) -> Bool {
         let utf8 = Array(email.utf8)
         guard (3...254).contains(utf8.count), !utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { return false }
+        if utf8.contains(where: { $0 >= 0x80 }), email.unicodeScalars.contains(where: isInvisibleInEmail) {
+            return false
+        }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[0].utf8.count <= 64 else { return false }
         let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
@@ -39,6 +47,14 @@ public enum FieldRules {
             }
         }
         return (7...15).contains(digits)
+    }
+
+    /// Unicode spaces, controls and format characters.
+    private static func isInvisibleInEmail(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator: true
+        default: scalar.properties.isWhitespace
+        }
     }
 
     /// The key under which uniqueness of an email is checked: case-insensitive.

@@ -20,7 +20,8 @@ struct FieldRulesTests {
 
     @Test(arguments: [
         "a@b.co", "a@b.c", "first.last+tag@example.com", "x@sub.example.org", "root@example.com", "o'brien@example.ie",
-        "user@xn--bcher-kva.example", String(repeating: "l", count: 64) + "@example.com",
+        "user@xn--bcher-kva.example", "jos\u{E9}@example.com", "jose\u{301}@example.com", "\u{7528}@\u{4F8B}.\u{5E7F}",
+        "x@b\u{FC}cher.de", String(repeating: "l", count: 64) + "@example.com",
         // 254 bytes: 64 + "@" + 189.
         String(repeating: "l", count: 64) + "@" + String(repeating: "d", count: 185) + ".com",
     ])
@@ -31,6 +32,9 @@ struct FieldRulesTests {
     @Test(arguments: [
         "", "a", "ab", "a@b", "@b.c", "a@", "a@@b.c", "a@b@c.d", "a b@c.d", " a@b.c", "a@b.c ", "a@b..c", "a@.b.c",
         "a@b.c.", "a@-b.c", "a@b-.c", "a@b.-c", "a\t@b.c", "a@b.c\u{7F}", "a@b.c\n", "a\u{0}@b.c", "plainaddress",
+        // Spaces, controls and invisible format characters beyond ASCII.
+        "a@b.c\u{A0}", "a\u{3000}@b.c", "a@b.c\u{2028}", "a\u{85}@b.c", "a@b.c\u{200B}", "a\u{200D}b@c.d",
+        "a@b.c\u{FEFF}", "\u{202E}a@b.c", "a\u{2060}@b.c",
         String(repeating: "l", count: 65) + "@example.com",
         // 255 bytes: 64 + "@" + 190.
         String(repeating: "l", count: 64) + "@" + String(repeating: "d", count: 186) + ".com",
