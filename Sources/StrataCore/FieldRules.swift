@@ -1,3 +1,5 @@
+import Foundation
+
 /// Format rules for fields that several places check (the operator bootstrap and the
 /// deciders), so that both refuse exactly the same values.
 public enum FieldRules {
@@ -57,8 +59,13 @@ public enum FieldRules {
         }
     }
 
-    /// The key under which uniqueness of an email is checked: case-insensitive.
+    /// The key under which uniqueness of an email is checked: case-insensitive, and in Unicode
+    /// canonical composition (NFC), so that `é` typed as one character or as `e` and a combining
+    /// accent is one address. Swift's `==` already takes both as equal, but the keyed digest the
+    /// command service checks uniqueness on is made of the bytes, which differ.
     public static func normalizedEmail(_ email: String) -> String {
-        email.lowercased()
+        let lowercased = email.lowercased()
+        guard lowercased.utf8.contains(where: { $0 >= 0x80 }) else { return lowercased }
+        return lowercased.precomposedStringWithCanonicalMapping
     }
 }

@@ -245,6 +245,29 @@ struct CommandWriterSealingTests {
         #expect(replies.map { reason($0.reply) } == ["EMAIL_TAKEN", "EMAIL_TAKEN", nil])
     }
 
+    /// An accented email is one address however its accent is typed, precomposed or as a
+    /// combining mark: the keyed digest is of bytes, which differ, so both forms are taken to
+    /// one before it, as decided and when the writer starts again.
+    @Test func anAccentTypedEitherWayIsOneEmail() throws {
+        let files = try Files()
+        defer { try? FileManager.default.removeItem(at: files.directory) }
+        let store = try files.bootstrappedStore()
+        func register(_ id: String, _ user: String, _ email: String) -> CommandWriter.Pending {
+            pending(
+                id, actor: user,
+                .registerUser(RegisterUser(userId: user, username: user, email: PersonalData(email), role: .agent)))
+        }
+        let writer = try CommandWriter(store: store, clock: clock, sealer: try files.sealer())
+        let first = writer.process([
+            register("n1", "agent-7", "jos\u{E9}@example.com"), register("n2", "agent-8", "Jose\u{301}@example.com"),
+        ])
+        #expect(first.replies.map { reason($0.reply) } == [nil, "EMAIL_TAKEN"])
+        let restarted = try CommandWriter(store: store, clock: clock, sealer: try files.sealer())
+        #expect(
+            restarted.process([register("n3", "agent-9", "JOSE\u{301}@EXAMPLE.COM")]).replies.map { reason($0.reply) }
+                == ["EMAIL_TAKEN"])
+    }
+
     /// An email may begin as the sealed form does (`pd1.`): it is clear all the same, and as
     /// taken as any other, both as decided and when the writer starts again.
     @Test func anEmailThatBeginsLikeASealedValueIsTakenToo() throws {

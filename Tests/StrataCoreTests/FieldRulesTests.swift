@@ -54,6 +54,16 @@ struct FieldRulesTests {
         #expect(FieldRules.normalizedEmail("a@b.c") != FieldRules.normalizedEmail("a@b.d"))
     }
 
+    /// The digest uniqueness is checked on is made of the bytes: an accent typed as a combining
+    /// mark must come out as the precomposed letter, byte for byte (`==` on strings would not tell).
+    @Test func normalizedEmailIsInCanonicalComposition() {
+        let precomposed = Array("jos\u{E9}@example.com".utf8)
+        #expect(Array(FieldRules.normalizedEmail("Jose\u{301}@Example.com").utf8) == precomposed)
+        #expect(Array(FieldRules.normalizedEmail("JOS\u{C9}@example.com").utf8) == precomposed)
+        #expect(Array(FieldRules.normalizedEmail("JOSE\u{301}@EXAMPLE.COM").utf8) == precomposed)
+        #expect(Array(FieldRules.normalizedEmail("Root@Example.COM").utf8) == Array("root@example.com".utf8))
+    }
+
     @Test(arguments: [
         "+919812345678", "9812345678", "+91 98123 45678", "080-2345-6789", "(080) 2345 6789", "1234567",
         "+123456789012345",
