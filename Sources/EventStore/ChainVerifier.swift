@@ -59,9 +59,9 @@ public struct ChainReport: Sendable, Equatable {
     public let lastSignedPosition: Int64
     /// When that checkpoint was signed.
     public let lastSignedAt: String?
-    /// The public key (hex) signatures had to be made with; nil when none was pinned and
-    /// each checkpoint was checked against the key it names.
-    public let trustedKey: String?
+    /// The public keys (hex) signatures had to be made with, oldest first, the last in force;
+    /// empty when none was pinned and each checkpoint was checked against the key it names.
+    public let trustedKeys: [String]
     public let problem: ChainProblem?
 
     public var isIntact: Bool { problem == nil }
@@ -86,7 +86,10 @@ public struct ChainVerifier: Sendable {
     /// Scratch buffers reused for every event: its hash and that hash in hex.
     private var computedHash = [UInt8](repeating: 0, count: 32)
     private var computedHashHex = [UInt8](repeating: 0, count: 64)
-    private let trustedKey: [UInt8]?
+    private let trustedKeys: TrustedCheckpointKeys?
+    /// The rank among `trustedKeys` of the key that signed the last checkpoint: an earlier key
+    /// may sign no later one.
+    private var signingRank = 0
     private let expected: ExpectedHash?
     public private(set) var checked: Int64 = 0
     public private(set) var checkpointsChecked: Int64 = 0
@@ -97,11 +100,11 @@ public struct ChainVerifier: Sendable {
     private var rewritten = false
 
     /// - Parameters:
-    ///   - trustedKey: the Ed25519 public key every checkpoint must be signed with; nil
-    ///     checks each signature against the key its row names.
+    ///   - trustedKeys: the Ed25519 public keys checkpoints must be signed with, each only
+    ///     until the next one signs; nil checks each signature against the key its row names.
     ///   - expected: a hash the chain must have at a position, known from outside the store.
-    public init(trustedKey: [UInt8]? = nil, expected: ExpectedHash? = nil) {
-        self.trustedKey = trustedKey
+    public init(trustedKeys: TrustedCheckpointKeys? = nil, expected: ExpectedHash? = nil) {
+        self.trustedKeys = trustedKeys
         self.expected = expected
     }
 
@@ -257,11 +260,23 @@ public struct ChainVerifier: Sendable {
                 message: "the checkpoint's signature does not verify under the key it names (\(checkpoint.publicKey))")
             return false
         }
-        if let trustedKey, checkpoint.publicKeyBytes != trustedKey {
-            problem = ChainProblem(
-                position: position, kind: .untrustedKey,
-                message: "signed by \(checkpoint.publicKey), not by the trusted key \(Hex.encode(trustedKey))")
-            return false
+        if let trustedKeys {
+            guard let rank = checkpoint.publicKeyBytes.flatMap(trustedKeys.rank(of:)) else {
+                let trusted = trustedKeys.keys.map { Hex.encode($0) }.joined(separator: ", then ")
+                problem = ChainProblem(
+                    position: position, kind: .untrustedKey,
+                    message: "signed by \(checkpoint.publicKey), not by the trusted "
+                        + (trustedKeys.keys.count == 1 ? "key " : "keys ") + trusted)
+                return false
+            }
+            guard rank >= signingRank else {
+                problem = ChainProblem(
+                    position: position, kind: .untrustedKey,
+                    message: "signed by \(checkpoint.publicKey), a key replaced by "
+                        + "\(Hex.encode(trustedKeys.keys[signingRank])), which signed an earlier checkpoint")
+                return false
+            }
+            signingRank = rank
         }
         guard position >= 1 else {
             problem = ChainProblem(
@@ -305,7 +320,8 @@ public struct ChainVerifier: Sendable {
             eventsChecked: rewritten ? lastGood.position : checked, lastGoodPosition: lastGood.position,
             lastGoodHash: lastGood.hash,
             checkpointsChecked: checkpointsChecked, lastSignedPosition: lastSigned?.position ?? 0,
-            lastSignedAt: lastSigned?.signedAt, trustedKey: trustedKey.map { Hex.encode($0) }, problem: problem)
+            lastSignedAt: lastSigned?.signedAt, trustedKeys: trustedKeys?.keys.map { Hex.encode($0) } ?? [],
+            problem: problem)
     }
 
     private func text(_ bytes: some Sequence<UInt8>) -> String { String(decoding: Array(bytes), as: UTF8.self) }

@@ -72,7 +72,7 @@ extension SQLiteEventStore {
     }
 
     public func verify(progress: (@Sendable (Int64) -> Void)?) throws(StoreError) -> ChainReport {
-        try verify(trustedKey: nil, expected: nil, progress: progress)
+        try verify(trustedKeys: nil, expected: nil, progress: progress)
     }
 
     /// Events per batch handed to a hashing thread: ≈ 1 MB of copied columns.
@@ -92,16 +92,16 @@ extension SQLiteEventStore {
     /// flight, which keeps memory constant.
     ///
     /// - Parameters:
-    ///   - trustedKey: the Ed25519 public key checkpoints must be signed with; nil checks
+    ///   - trustedKeys: the Ed25519 public keys checkpoints must be signed with; nil checks
     ///     each against the key its row names (the report then says no key was pinned).
     ///   - expected: a (position, hash) known from outside the store.
     ///   - progress: called with the number of events checked, every 8,192.
     public func verify(
-        trustedKey: [UInt8]?, expected: ExpectedHash?, progress: ((Int64) -> Void)?
+        trustedKeys: TrustedCheckpointKeys?, expected: ExpectedHash?, progress: ((Int64) -> Void)?
     ) throws(StoreError) -> ChainReport {
         try state.withLock { (state) throws(StoreError) -> ChainReport in
             let c = state.connection
-            var verifier = ChainVerifier(trustedKey: trustedKey, expected: expected)
+            var verifier = ChainVerifier(trustedKeys: trustedKeys, expected: expected)
             let hashers = ChainHashers(threads: ProcessInfo.processInfo.activeProcessorCount)
             defer { hashers.close() }
             do throws(SQLiteError) {

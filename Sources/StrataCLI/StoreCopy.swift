@@ -23,7 +23,7 @@ struct StoreCopy {
     /// `refusal` first ("no backup written"): exit 1 for a damaged store or key store, 2 for a
     /// file that cannot be read or written. A broken chain is not a failure here: see `report`.
     static func make(
-        store storePath: String, keys keysPath: String, into directory: String, trustedKey: [UInt8]?,
+        store storePath: String, keys keysPath: String, into directory: String, trustedKeys: TrustedCheckpointKeys?,
         progress label: String, refusal: String
     ) throws -> StoreCopy {
         let copyPath = directory + "/events.db"
@@ -37,7 +37,7 @@ struct StoreCopy {
             let progress = TerminalProgress.forStandardError(label, total: try? copy.head())
             defer { progress?.finish() }
             report = try copy.verify(
-                trustedKey: trustedKey, expected: nil, progress: progress.map { progress in { progress.update($0) } })
+                trustedKeys: trustedKeys, expected: nil, progress: progress.map { progress in { progress.update($0) } })
             erased = try copy.erasures().map { DataSubject($0.event.kind, $0.event.subjectId) }
             if !hasKeyStore { firstSealed = try SealedHistory.firstSealedEvent(in: copy) }
         } catch where error.kind == .corrupt {

@@ -82,7 +82,7 @@ struct SignedCheckpointTests {
         let stranger = try CheckpointKey.generate()
         let checkpoint = stranger.sign(position: 1, hash: head.hash, signedAt: "2026-11-20T10:00:00.000Z")
 
-        var pinned = ChainVerifier(trustedKey: try rfcKey().publicKey)
+        var pinned = ChainVerifier(trustedKeys: TrustedCheckpointKeys(try rfcKey().publicKey))
         let headPassed = pinned.check(head)
         let checkpointPassed = pinned.check(checkpoint)
         #expect(headPassed && !checkpointPassed)
@@ -97,11 +97,65 @@ struct SignedCheckpointTests {
         #expect(bothPassed)
         let report = unpinned.report()
         #expect(report.isIntact)
-        #expect(report.trustedKey == nil)
+        #expect(report.trustedKeys.isEmpty)
         #expect(report.checkpointsChecked == 1)
         #expect(report.lastSignedPosition == 1)
         #expect(report.lastSignedAt == "2026-11-20T10:00:00.000Z")
         #expect(report.unsignedEvents == 0)
+    }
+
+    /// After a key is replaced, each trusted key signs until the next one has: an earlier key's
+    /// checkpoint after a later key's is not trusted, nor is the later key's own when it alone is
+    /// pinned.
+    @Test func aReplacedKeyIsTrustedForWhatItSignedBeforeItsSuccessor() throws {
+        let store = InMemoryEventStore()
+        for index in 1...4 { _ = try store.append(command("c\(index)", [event("loan-L\(index)")])) }
+        let events = try allEvents(store)
+        let old = try rfcKey()
+        let new = try CheckpointKey.generate()
+        func signed(_ key: CheckpointKey, at position: Int64) -> SignedCheckpoint {
+            key.sign(position: position, hash: events[Int(position) - 1].hash, signedAt: "2026-11-20T10:00:0\(position).000Z")
+        }
+        func verify(_ trusted: [[UInt8]], _ checkpoints: [SignedCheckpoint]) throws -> ChainReport {
+            let keys: TrustedCheckpointKeys = try #require(TrustedCheckpointKeys(keys: trusted))
+            var verifier = ChainVerifier(trustedKeys: keys)
+            for event in events {
+                verifier.check(event)
+                for checkpoint in checkpoints where checkpoint.position == event.position { verifier.check(checkpoint) }
+            }
+            return verifier.report()
+        }
+        let rotated = [signed(old, at: 1), signed(old, at: 2), signed(new, at: 3), signed(new, at: 4)]
+
+        let both = try verify([old.publicKey, new.publicKey], rotated)
+        #expect(both.isIntact && both.checkpointsChecked == 4 && both.lastSignedPosition == 4)
+        #expect(both.trustedKeys == [old.publicKeyHex, new.publicKeyHex])
+
+        let backAgain = try verify([old.publicKey, new.publicKey], Array(rotated.prefix(3)) + [signed(old, at: 4)])
+        #expect(backAgain.problem?.kind == .untrustedKey && backAgain.problem?.position == 4)
+        #expect(
+            backAgain.problem?.message
+                == "signed by \(old.publicKeyHex), a key replaced by \(new.publicKeyHex), which signed an earlier checkpoint")
+
+        let newAlone = try verify([new.publicKey], rotated)
+        #expect(newAlone.problem?.kind == .untrustedKey && newAlone.problem?.position == 1)
+        let oldAlone = try verify([old.publicKey], rotated)
+        #expect(oldAlone.problem?.kind == .untrustedKey && oldAlone.problem?.position == 3)
+        let reversed = try verify([new.publicKey, old.publicKey], rotated)
+        #expect(reversed.problem?.kind == .untrustedKey && reversed.problem?.position == 3)
+    }
+
+    /// `checkpoint.pub`'s text: a key a line, oldest first; a line that is not a key, or a key
+    /// twice, is no list of trusted keys.
+    @Test func trustedKeysAreReadALine() throws {
+        let other = try CheckpointKey.generate()
+        let keys = try #require(TrustedCheckpointKeys(text: "\u{FEFF}\(rfcPublic)\r\n\n\(other.publicKeyHex.uppercased())\n"))
+        #expect(keys.keys == [try rfcKey().publicKey, other.publicKey])
+        #expect(keys.current == other.publicKey)
+        #expect(keys.text == rfcPublic + "\n" + other.publicKeyHex + "\n")
+        #expect(TrustedCheckpointKeys(text: rfcPublic + "\nnot a key\n") == nil)
+        #expect(TrustedCheckpointKeys(text: rfcPublic + "\n" + rfcPublic + "\n") == nil)
+        #expect(TrustedCheckpointKeys(text: "\n") == nil)
     }
 
     @Test func keyFilesRoundTripAndMalformedOnesAreRefused() throws {
@@ -169,7 +223,7 @@ final class CheckpointVerificationTests: Sendable {
     }
 
     func verify(trusting key: CheckpointKey?) throws -> ChainReport {
-        try SQLiteEventStore(readingAt: path).verify(trustedKey: key?.publicKey, expected: nil, progress: nil)
+        try SQLiteEventStore(readingAt: path).verify(trustedKeys: key.map { TrustedCheckpointKeys($0.publicKey) }, expected: nil, progress: nil)
     }
 
     @Test func anIntactStoreReportsItsCheckpointsAndUnsignedTail() throws {
@@ -183,14 +237,14 @@ final class CheckpointVerificationTests: Sendable {
         #expect(report.lastSignedPosition == 8)
         #expect(report.lastSignedAt == "2026-11-20T10:00:08.000Z")
         #expect(report.unsignedEvents == 2)
-        #expect(report.trustedKey == rfcPublic)
+        #expect(report.trustedKeys == [rfcPublic])
         #expect(try store.lastCheckpoint()?.position == 8)
         #expect(try store.checkpoints(after: 0, limit: 10).map(\.position) == [4, 8])
         #expect(try store.checkpoints(after: 4, limit: 10).map(\.position) == [8])
         #expect(try store.checkpoints(after: 0, limit: 1).map(\.position) == [4])
         // The protocol's verify checks the same, trusting each row's own key.
         let plain = try store.verify()
-        #expect(plain.isIntact && plain.checkpointsChecked == 2 && plain.trustedKey == nil)
+        #expect(plain.isIntact && plain.checkpointsChecked == 2 && plain.trustedKeys.isEmpty)
     }
 
     @Test func aChangedByteIsAHashMismatchAtItsPosition() throws {
@@ -268,7 +322,7 @@ final class CheckpointVerificationTests: Sendable {
         // The same from an auditor's own copy of a hash (--expect), without the signatures.
         let store = try SQLiteEventStore(readingAt: path)
         let expected = try store.verify(
-            trustedKey: nil, expected: ExpectedHash(position: 7, hash: String(repeating: "0", count: 64)),
+            trustedKeys: nil, expected: ExpectedHash(position: 7, hash: String(repeating: "0", count: 64)),
             progress: nil)
         #expect(expected.problem?.kind == .checkpointMismatch && expected.problem?.position == 7)
         #expect(expected.lastGoodPosition == 4 && expected.eventsChecked == 4, "\(expected)")
@@ -311,7 +365,7 @@ final class CheckpointVerificationTests: Sendable {
         let store = try SQLiteEventStore(readingAt: path)
         let hashAt6 = try #require(try store.hash(at: 6))
         func verify(_ expected: ExpectedHash) throws -> ChainReport {
-            try store.verify(trustedKey: nil, expected: expected, progress: nil)
+            try store.verify(trustedKeys: nil, expected: expected, progress: nil)
         }
         #expect(try verify(ExpectedHash(position: 6, hash: hashAt6)).isIntact)
 
@@ -346,7 +400,7 @@ final class CheckpointVerificationTests: Sendable {
         try seed(signedAt: [], key: try rfcKey())
         try tamper("DROP TABLE checkpoints")
         let store = try SQLiteEventStore(readingAt: path)
-        let report = try store.verify(trustedKey: try rfcKey().publicKey, expected: nil, progress: nil)
+        let report = try store.verify(trustedKeys: TrustedCheckpointKeys(try rfcKey().publicKey), expected: nil, progress: nil)
         #expect(report.isIntact)
         #expect(report.checkpointsChecked == 0)
         #expect(report.lastSignedPosition == 0)

@@ -46,9 +46,9 @@ final class ParallelVerifyTests: Sendable {
 
     /// What the single-threaded `ChainVerifier` finds feeding it every event, then each
     /// checkpoint after the event at its position: the walk `verify` did before its threads.
-    func reference(trustedKey: [UInt8]? = nil, expected: ExpectedHash? = nil) throws -> ChainReport {
+    func reference(trustedKeys: TrustedCheckpointKeys? = nil, expected: ExpectedHash? = nil) throws -> ChainReport {
         let store = try SQLiteEventStore(readingAt: path)
-        var verifier = ChainVerifier(trustedKey: trustedKey, expected: expected)
+        var verifier = ChainVerifier(trustedKeys: trustedKeys, expected: expected)
         var checkpoints = try store.checkpoints(after: 0, limit: 1000)[...]
         walk: for event in try store.events(after: 0, limit: Int.max) {
             guard verifier.check(event) else { break }
@@ -61,15 +61,15 @@ final class ParallelVerifyTests: Sendable {
         return verifier.report()
     }
 
-    func verify(trustedKey: [UInt8]? = nil, expected: ExpectedHash? = nil) throws -> ChainReport {
-        try SQLiteEventStore(readingAt: path).verify(trustedKey: trustedKey, expected: expected, progress: nil)
+    func verify(trustedKeys: TrustedCheckpointKeys? = nil, expected: ExpectedHash? = nil) throws -> ChainReport {
+        try SQLiteEventStore(readingAt: path).verify(trustedKeys: trustedKeys, expected: expected, progress: nil)
     }
 
     @Test func anIntactStoreOfSeveralBatchesIsIntactWithItsHeadHashAndProgress() throws {
         try seed(9000)
         var progress: [Int64] = []
         let report = try SQLiteEventStore(readingAt: path).verify(
-            trustedKey: nil, expected: nil, progress: { progress.append($0) })
+            trustedKeys: nil, expected: nil, progress: { progress.append($0) })
         #expect(report.isIntact)
         #expect(report.eventsChecked == 9000)
         #expect(report.lastGoodPosition == 9000)
@@ -167,23 +167,23 @@ final class ParallelVerifyTests: Sendable {
     @Test func checkpointsInsideBatchesAreCheckedInOrderWithTheEvents() throws {
         let key = try CheckpointKey.generate()
         try seed(5000, key: key, signedAt: [1000, 3000, 4097])
-        let intact = try verify(trustedKey: key.publicKey)
+        let intact = try verify(trustedKeys: TrustedCheckpointKeys(key.publicKey))
         #expect(intact.isIntact && intact.checkpointsChecked == 3 && intact.lastSignedPosition == 4097)
-        #expect(intact == (try reference(trustedKey: key.publicKey)))
+        #expect(intact == (try reference(trustedKeys: TrustedCheckpointKeys(key.publicKey))))
 
         // A bad signature at 4097 comes before a changed event at 4500, after one at 3000.
         try tamper("UPDATE checkpoints SET signed_at = '2026-11-21T00:00:00.000Z' WHERE position = 4097")
         try tamper("UPDATE events SET data = replace(data, 'root', 'r00t') WHERE position = 4500")
-        let signature = try verify(trustedKey: key.publicKey)
+        let signature = try verify(trustedKeys: TrustedCheckpointKeys(key.publicKey))
         #expect(signature.problem?.position == 4097)
         #expect(signature.problem?.kind == .badSignature)
-        #expect(signature == (try reference(trustedKey: key.publicKey)))
+        #expect(signature == (try reference(trustedKeys: TrustedCheckpointKeys(key.publicKey))))
 
         try tamper("UPDATE events SET data = replace(data, 'root', 'r00t') WHERE position = 3000")
-        let changed = try verify(trustedKey: key.publicKey)
+        let changed = try verify(trustedKeys: TrustedCheckpointKeys(key.publicKey))
         #expect(changed.problem?.position == 3000)
         #expect(changed.problem?.kind == .hashMismatch)
         #expect(changed.checkpointsChecked == 1)
-        #expect(changed == (try reference(trustedKey: key.publicKey)))
+        #expect(changed == (try reference(trustedKeys: TrustedCheckpointKeys(key.publicKey))))
     }
 }

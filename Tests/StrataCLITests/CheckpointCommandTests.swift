@@ -120,7 +120,8 @@ struct VerifyCheckpointTests {
                 refused.stderr
                     == "strata keys checkpoint: \(publicPath) holds the public key \(key.publicKeyHex), which verify "
                     + "trusts for this store's checkpoints; a new key at \(other) would not be its pair, so neither "
-                    + "is written (to trust a new key on purpose, remove \(publicPath) first)\n")
+                    + "is written (to replace a key lost or retired, keeping the earlier ones trusted for what they "
+                    + "signed: --rotate)\n")
             #expect(refused.stdout.isEmpty)
             #expect(!FileManager.default.fileExists(atPath: other))
             #expect(try String(contentsOfFile: publicPath, encoding: .utf8) == trusted)
@@ -147,6 +148,7 @@ struct VerifyCheckpointTests {
                         "intact": true, "eventsVerified": 1, "lastGoodPosition": 1, "lastGoodHash": .string(hash),
                         "checkpointsVerified": 1, "lastSignedPosition": 1, "lastSignedAt": "2026-11-20T10:00:00.000Z",
                         "unsignedEvents": 0, "publicKey": .string(key.publicKeyHex),
+                        "publicKeys": [.string(key.publicKeyHex)],
                     ])
         }
     }
@@ -175,7 +177,7 @@ struct VerifyCheckpointTests {
             try strata(["verify", "--public-key", "abc", "--data", dir.path], expecting: 2)
             try writeText("not a key\n", to: file)
             let malformed = try strata(["verify", "--public-key", file, "--data", dir.path], expecting: 2)
-            #expect(malformed.stderr.contains("does not hold a public key"), "\(malformed.stderr)")
+            #expect(malformed.stderr.contains("does not hold public keys"), "\(malformed.stderr)")
         }
     }
 

@@ -60,7 +60,7 @@ enum BackupCommand {
             throw CommandFailure.environment(
                 "no event store at \(configuration.eventStorePath) (set --data or STRATA_DATA)")
         }
-        let (trustedKey, _) = try VerifyCommand.trustedKey(nil, configuration)
+        let (trustedKeys, _) = try VerifyCommand.trustedKeys(nil, configuration)
 
         // Beside DIR, so that renaming it there is one step of one file system; it also removes
         // what a backup to the same DIR that was killed left.
@@ -71,7 +71,7 @@ enum BackupCommand {
         let refusal = "no backup written"
         let backup = try StoreCopy.make(
             store: configuration.eventStorePath, keys: configuration.subjectKeysPath, into: partial,
-            trustedKey: trustedKey, progress: "backup", refusal: refusal)
+            trustedKeys: trustedKeys, progress: "backup", refusal: refusal)
         guard backup.report.isIntact else {
             throw backup.brokenChain(of: configuration.eventStorePath, refusal: refusal)
         }

@@ -62,14 +62,14 @@ enum RestoreCommand {
         try Directories.create(data, "the data directory", mode: 0o700)
         let locks = try lock(configuration)
         defer { for lock in locks { lock.release() } }
-        let (trustedKey, _) = try VerifyCommand.trustedKey(nil, configuration)
+        let (trustedKeys, _) = try VerifyCommand.trustedKeys(nil, configuration)
 
         let refusal = "nothing restored"
         let scratch = try ScratchDirectory(".restore.partial", in: data)
         defer { scratch.remove() }
         let restored = try StoreCopy.make(
             store: backupStore, keys: from + "/" + SubjectKeyStore.fileName, into: scratch.path,
-            trustedKey: trustedKey, progress: "restore", refusal: refusal)
+            trustedKeys: trustedKeys, progress: "restore", refusal: refusal)
         guard restored.report.isIntact else { throw restored.brokenChain(of: backupStore, refusal: refusal) }
         let later = try reapplyLaterErasures(
             replacing: configuration.eventStorePath, restored: restored, in: scratch.path, refusal: refusal)

@@ -232,15 +232,15 @@ enum ServeCommand {
         } else {
             guard !FileManager.default.fileExists(atPath: publicPath) else {
                 throw CommandFailure.environment(
-                    "no checkpoint key at \(keyPath), but \(publicPath) exists: restore the key, or make a new "
-                        + "pair on purpose with `strata keys checkpoint`")
+                    "no checkpoint key at \(keyPath), but \(publicPath) exists: restore the key, or, if it is lost, "
+                        + "make a new pair after it with `strata keys checkpoint --rotate`")
             }
             if let lastSigned {
                 throw CommandFailure.environment(
                     "no checkpoint key at \(keyPath), but \(configuration.eventStorePath) is signed by the key "
                         + "\(lastSigned.publicKey) (position \(lastSigned.position)): put that key in place "
-                        + "(checkpoint.key and checkpoint.pub, which a backup leaves out), or make a new pair on "
-                        + "purpose with `strata keys checkpoint`")
+                        + "(checkpoint.key and checkpoint.pub, which a backup leaves out), or, if it is lost, put "
+                        + "checkpoint.pub in place and run `strata keys checkpoint --rotate`")
             }
             key = try CheckpointKeyFile.create(keyPath: keyPath, publicKeyPath: publicPath)
             logger.info("created the checkpoint key \(keyPath); public key \(key.publicKeyHex) (also in \(publicPath))")

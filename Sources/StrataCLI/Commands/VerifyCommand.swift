@@ -41,14 +41,14 @@ enum VerifyCommand {
         let configuration = try Configuration.resolve(arguments, environment: environment)
         let format = try arguments.textOrJSON()
         let expected = try arguments.value("expect").map(parseExpectation)
-        let (trustedKey, keySource) = try trustedKey(arguments.value("public-key"), configuration)
+        let (trustedKeys, keySource) = try trustedKeys(arguments.value("public-key"), configuration)
         let store = try openReadOnly(configuration.eventStorePath)
         let report: ChainReport
         let progress = TerminalProgress.forStandardError("verify", total: try? store.head())
         defer { progress?.finish() }
         do throws(StoreError) {
             report = try store.verify(
-                trustedKey: trustedKey, expected: expected,
+                trustedKeys: trustedKeys, expected: expected,
                 progress: progress.map { progress in { progress.update($0) } })
             progress?.finish()
         } catch {
@@ -62,7 +62,8 @@ enum VerifyCommand {
                 "lastSignedPosition": .integer(report.lastSignedPosition),
                 "lastSignedAt": report.lastSignedAt.map { .string($0) } ?? .null,
                 "unsignedEvents": .integer(report.unsignedEvents),
-                "publicKey": report.trustedKey.map { .string($0) } ?? .null,
+                "publicKey": report.trustedKeys.last.map { .string($0) } ?? .null,
+                "publicKeys": .array(report.trustedKeys.map { .string($0) }),
             ]
             if let problem = report.problem {
                 result["problem"] = [
@@ -89,8 +90,11 @@ enum VerifyCommand {
         } else {
             printLine("checkpoints: 0 verified; no signed position; \(report.unsignedEvents) events unsigned")
         }
-        if let key = report.trustedKey {
-            printLine("trusted key: \(key) (\(keySource))")
+        if let key = report.trustedKeys.last {
+            let earlier = report.trustedKeys.dropLast()
+            printLine(
+                "trusted key: \(key) (\(keySource))"
+                    + (earlier.isEmpty ? "" : "; before it, in order: " + earlier.joined(separator: ", ")))
         } else {
             printLine(
                 "key not pinned: each checkpoint was checked against the key it names "
@@ -102,13 +106,15 @@ enum VerifyCommand {
         return report.isIntact ? 0 : 1
     }
 
-    /// The key checkpoints must be signed with, and where it came from: --public-key, else
+    /// The keys checkpoints must be signed with, and where they came from: --public-key, else
     /// DATA/checkpoint.pub when present, else none (not pinned).
-    static func trustedKey(_ argument: String?, _ configuration: Configuration) throws -> ([UInt8]?, String) {
-        if let argument { return (try CheckpointKeyFile.trustedKey(argument), "--public-key") }
+    static func trustedKeys(_ argument: String?, _ configuration: Configuration) throws
+        -> (TrustedCheckpointKeys?, String)
+    {
+        if let argument { return (try CheckpointKeyFile.trustedKeys(argument), "--public-key") }
         let path = CheckpointKeyFile.publicKeyPath(configuration)
         guard FileManager.default.fileExists(atPath: path) else { return (nil, "") }
-        return (try CheckpointKeyFile.readPublicKey(path), path)
+        return (try CheckpointKeyFile.readTrustedKeys(path), path)
     }
 
     /// `P:HASH`: a position ≥ 1 and 64 hex characters.
