@@ -90,6 +90,12 @@ public final class BusHistory: HistorySource {
     private var client: SignedClient?
     /// When the key was first refused, of the refusals since the last answer that was not one.
     private var keyRefusedSince: ContinuousClock.Instant?
+    /// The most events asked for while pages go unanswered: halved after each request that got
+    /// no answer in time, doubled after each answer. On a link too slow or lossy to carry a full
+    /// page (2,000 events, a few MB) within the timeout, over a connection made anew for each
+    /// try, every try went unanswered and the projector never moved, however long the link
+    /// stayed up; a short page is no sign of the end, so the catch-up simply asks again.
+    private var pageCeiling: Int?
 
     /// How long a refused key is asked again (a second after each try) before the refusal counts:
     /// `strata keys new ID` and a projector started at once with `--key ID` ended with exit 1, the
@@ -122,7 +128,8 @@ public final class BusHistory: HistorySource {
     }
 
     public func page(after position: Int64, limit: Int) throws(HistoryError) -> HistoryPage {
-        var request: [String: JSONValue] = ["after": .integer(position), "limit": .integer(Int64(limit))]
+        let asked = min(limit, pageCeiling ?? limit)
+        var request: [String: JSONValue] = ["after": .integer(position), "limit": .integer(Int64(asked))]
         if open { request["open"] = .bool(true) }
         let body = CanonicalJSON.bytes(.object(request))
         var reply: [UInt8]?
@@ -148,8 +155,10 @@ public final class BusHistory: HistorySource {
             if waited < timeoutMilliseconds {
                 throw HistoryError(.unavailable, "stopped while waiting \(waited) ms for an answer from \(endpoint)")
             }
+            pageCeiling = max(1, asked / 2)
             throw HistoryError(.unavailable, "no answer from \(endpoint) within \(timeoutMilliseconds) ms")
         }
+        if let ceiling = pageCeiling, asked == ceiling { pageCeiling = ceiling * 2 < limit ? ceiling * 2 : nil }
         do throws(HistoryError) {
             let page = try Self.parse(reply)
             keyRefusedSince = nil

@@ -1,7 +1,9 @@
 import Bus
 import EventStore
 import Events
+import Foundation
 import StrataCore
+import Synchronization
 import Testing
 
 @testable import ProjectorRuntime
@@ -106,4 +108,57 @@ private func recorded(_ position: Int64, stream: String, data: String) -> Record
             #expect(message == "no answer from \(endpoint) within 400 ms", "\(message)")
         }
     }
+
+    /// A link that cannot carry a full page within the timeout: a remote projector behind 300 ms of
+    /// latency, or 20% loss, asked for 2,000 events over a connection made anew for each try, never
+    /// got one, and stayed where it was for as long as the link was slow. Pages now halve until one
+    /// comes in time, and grow again with each answer.
+    @Test func pagesShrinkUntilOneComesInTimeAndGrowAgain() throws {
+        let context = try ZMQContext()
+        let shared = PageServerState()
+        // Answers a request for at most 100 events; a larger page would not arrive in time.
+        let server = Thread {
+            do throws(ZMQError) {
+                let router = try ZMQSocket(context, .router)
+                defer { router.close() }
+                try router.bind("tcp://127.0.0.1:*")
+                let bound = try router.lastEndpoint()
+                shared.endpoint.withLock { $0 = bound }
+                while !shared.done.load(ordering: .relaxed) {
+                    guard try !zmqPollReadable([router], timeoutMilliseconds: 50).isEmpty,
+                        let frames = try router.receive(wait: false), frames.count == 4,
+                        let limit = try? JSONParser.parse(frames[3])["limit"]?.integerValue
+                    else { continue }
+                    shared.asked.withLock { $0.append(limit) }
+                    if limit <= 100 {
+                        _ = try router.send([frames[0], [], Array(#"{"events":[],"head":0,"ok":true}"#.utf8)])
+                    }
+                }
+            } catch {}
+        }
+        server.start()
+        defer { shared.done.store(true, ordering: .relaxed) }
+        var bound: String?
+        for _ in 0..<100 where bound == nil {
+            Thread.sleep(forTimeInterval: 0.02)
+            bound = shared.endpoint.withLock { $0 }
+        }
+        let key = KeyFile.Key(id: "reader", secret: [UInt8](repeating: 7, count: 32), scopes: [.history])
+        let history = try BusHistory(
+            context: context, endpoint: try #require(bound), key: key, timeoutMilliseconds: 300)
+        var answered = false
+        for _ in 0..<12 where !answered {
+            answered = (try? history.page(after: 0, limit: 2000)) != nil
+        }
+        #expect(answered, "no page came: asked for \(shared.asked.withLock { $0 })")
+        _ = try? history.page(after: 0, limit: 2000)
+        #expect(shared.asked.withLock { $0 } == [2000, 1000, 500, 250, 125, 62, 124])
+    }
+}
+
+/// What the test's page server and the test share across their threads.
+private final class PageServerState: Sendable {
+    let endpoint = Mutex<String?>(nil)
+    let asked = Mutex<[Int64]>([])
+    let done = Atomic<Bool>(false)
 }
