@@ -64,8 +64,10 @@ import Testing
         // for every commit past the threshold while the last one was copying: that was
         // 541–781 here, each syncing the log and the file.
         #expect(result.checkpoints.background < 250, "\(result.checkpoints.background) background checkpoints")
-        // About 6,000 frames written in all: without restarts the log would hold them all.
-        #expect(result.frames < 2500, "the log grew to \(result.frames) frames")
+        // About 6,000 frames written in all: without restarts the log would hold them all. The
+        // bound leaves room for a checkpoint thread starved of a core for a while (2,610 frames
+        // seen at a load of 9 on two cores, where 2,500 was the bound).
+        #expect(result.frames < 4000, "the log grew to \(result.frames) frames")
         #expect(try Self.rows(result.path) == 20000)
     }
 
