@@ -175,7 +175,8 @@ final class PublisherThread {
             tally.commandCount = next
             tally.events = committed.events.count
             tally.head = head
-            tally.commitDuration = committed.commitDuration
+            // A batch the store refused committed nothing: its zero is no commit's time.
+            tally.commitDuration = committed.failure == nil ? committed.commitDuration : nil
             tally.batchDuration = turn.batchDuration
             metrics.record(tally)
             tally.reset()

@@ -53,7 +53,8 @@ public final class ServiceMetrics: Sendable {
                     buckets: Self.batchBuckets),
                 metrics.histogram(
                     "strata_commit_duration_seconds",
-                    help: "Time of one batch's append transaction, durable on return (synchronous=FULL).",
+                    help: "Time of one batch's append transaction, durable on return (synchronous=FULL); a batch "
+                        + "the store refused is not observed.",
                     buckets: Self.durationBuckets),
                 metrics.histogram(
                     "strata_batch_duration_seconds",
@@ -118,7 +119,7 @@ public final class ServiceMetrics: Sendable {
                 metrics.add(commands, Double(count), labels: [type, key.outcome.label])
             }
             metrics.observe(batchCommands, Double(tally.commandCount))
-            metrics.observe(commitSeconds, tally.commitDuration.seconds)
+            if let commit = tally.commitDuration { metrics.observe(commitSeconds, commit.seconds) }
             metrics.observe(batchSeconds, tally.batchDuration.seconds)
             metrics.add(eventsAppended, Double(tally.events))
             metrics.set(head, Double(tally.head))
@@ -221,7 +222,8 @@ struct BatchTally {
     var commandCount = 0
     var events = 0
     var head: Int64 = 0
-    var commitDuration: Duration = .zero
+    /// nil when the store refused the batch: there was no commit to time.
+    var commitDuration: Duration?
     var batchDuration: Duration = .zero
 
     mutating func reset() {

@@ -193,6 +193,10 @@ import Workloads
         let final = try readExposition(file)
         #expect(final.value("strata_commands_total", ["type": "RegisterUser", "outcome": "internal"]) == 1)
         #expect(final.value("strata_commands_total", ["type": "RegisterUser", "outcome": "accepted"]) == 1)
+        // Two batches, one commit: the batch the store refused had no commit to time.
+        #expect(final.value("strata_batch_commands_count") == 2)
+        #expect(final.value("strata_batch_duration_seconds_count") == 2)
+        #expect(final.value("strata_commit_duration_seconds_count") == 1)
     }
 
     /// Read as fast as it can while the file is rewritten every 0.1 s under load: every read
