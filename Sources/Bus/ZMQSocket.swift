@@ -5,8 +5,9 @@ import CZeroMQ
 /// thread's queue.
 ///
 /// Every socket gets `ZMQ_LINGER` at creation (libzmq's default waits forever at close for
-/// unsent messages). Calls retry on EINTR; EAGAIN is "would block" (nil or false);
-/// everything else, ETERM included, throws `ZMQError`.
+/// unsent messages), and the heartbeat and timeouts that let a dead peer go (`PeerLiveness`).
+/// Calls retry on EINTR; EAGAIN is "would block" (nil or false); everything else, ETERM
+/// included, throws `ZMQError`.
 public final class ZMQSocket {
     public enum Kind: Sendable {
         case router, dealer, request, reply, publisher, subscriber, push, pull, pair
@@ -41,6 +42,7 @@ public final class ZMQSocket {
         self.kind = kind
         self.context = context
         try setOption(ZMQ_LINGER, lingerMilliseconds)
+        try watchPeerLiveness()
     }
 
     deinit {
