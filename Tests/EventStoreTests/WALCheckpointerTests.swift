@@ -71,6 +71,56 @@ import Testing
         #expect(try Self.rows(result.path) == 20000)
     }
 
+    /// A reader that holds its snapshot keeps the log from starting again, so it grows while the
+    /// writer goes on; once the reader lets go and the log starts again, its file is cut back to
+    /// `inlinePages` frames. SQLite reuses a log file without shrinking it: one grown so beside a
+    /// running service or projector kept its size (701 MB, 3.7 GB) for as long as it ran.
+    @Test func aLogGrownWhileAReaderHeldItBackIsCutBackOnceItStartsAgain() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-wal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("file.db").path
+        let writer = try SQLiteConnection(path: path, mode: .readWrite)
+        defer { writer.close() }
+        #expect(try writer.scalarText("PRAGMA journal_mode=WAL") == "wal")
+        // No syncs: the other tests of the suite time their checkpoints, and this one's writes
+        // run beside them; what is cut back does not depend on them.
+        try writer.execute("PRAGMA synchronous=OFF")
+        try writer.execute("CREATE TABLE t (n INTEGER PRIMARY KEY, text TEXT NOT NULL)")
+        writer.checkpointInBackground(pages: 20, inlinePages: 100)
+        let pageSize = try #require(try writer.scalarInteger("PRAGMA page_size"))
+        let limit = 32 + 100 * (Int(pageSize) + 24)
+        func walBytes() -> Int {
+            (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        }
+        var row = 0
+        func commit() throws {
+            try writer.transaction {
+                for _ in 0..<10 {
+                    try writer.execute("INSERT INTO t (n, text) VALUES (\(row), hex(randomblob(500)))")
+                    row += 1
+                }
+            }
+        }
+
+        let reader = try SQLiteConnection(path: path, mode: .readOnly)
+        defer { reader.close() }
+        try reader.execute("BEGIN")
+        #expect(try reader.scalarInteger("SELECT count(*) FROM t") == 0)
+        for _ in 0..<200 { try commit() }
+        let grown = walBytes()
+        #expect(grown > 2 * limit, "the log grew to \(grown) bytes only, where \(limit) is the limit")
+        try reader.execute("COMMIT")
+
+        // The background checkpoint copies the log whole now that no reader needs it, and the
+        // next commit starts it again from its beginning.
+        #expect(
+            Self.waitUntil {
+                (try? commit()) != nil && walBytes() <= limit
+            }, "the log stayed at \(walBytes()) bytes, where \(limit) is the limit (\(grown) at most)")
+        #expect(try writer.scalarInteger("SELECT count(*) FROM t") == Int64(row))
+    }
+
     /// The names of this process's threads, as `top -H` and `perf` read them.
     static func threadNames() -> [String] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
