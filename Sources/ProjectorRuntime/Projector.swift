@@ -184,6 +184,7 @@ public final class Projector: Sendable {
             subscriber: &subscriber, resubscribe: { [self] () throws(ProjectorError) in
                 try makeSubscriber(connections.context)
             }, isStopping: { [self] in isStopping })
+        follower.logCountedCatchUps()
         checkpointAtEnd.store(follower.database.checkpoint, ordering: .releasing)
         outcome.withLock { $0 = exit }
     }
@@ -277,6 +278,8 @@ private struct Follower {
     private var nextFileCheck = ContinuousClock.now + .seconds(1)
     /// The file's disk was full at the last commit: said once, and once more when writing works again.
     private var diskFull = false
+    /// The catch-ups logged, and those counted for a line to come.
+    private var catchUpLines = CatchUpLines()
 
     init(
         database: ProjectionDatabase, projections: [any Projection], history: any HistorySource,
@@ -305,12 +308,11 @@ private struct Follower {
     /// Quiet-bus catch-ups in a row, history answering each, after which the subscriber is made
     /// and connected again: about 10 s without a heartbeat.
     static let resubscribeAfter = 3
-    static let quietBus = "after a quiet bus"
 
     mutating func run(
         subscriber: inout ZMQSocket, resubscribe: () throws(ProjectorError) -> ZMQSocket, isStopping: () -> Bool
     ) -> Projector.Exit {
-        var needsHistory: String? = "on start"
+        var needsHistory: CatchUpReason? = .onStart
         var unavailableSince: ContinuousClock.Instant?
         // History answers while the bus says nothing, not even a heartbeat. libzmq gives up for
         // good on a CURVE handshake the service refused (a key it admitted only later, as it
@@ -324,8 +326,9 @@ private struct Follower {
         let quietPolls = max(1, settings.quietMilliseconds / Self.pollMilliseconds)
 
         while !isStopping() {
+            for line in catchUpLines.due(at: .now) { logger.info(line) }
             do {
-                if try reopenIfDisplaced() { needsHistory = "as the file was opened again" }
+                if try reopenIfDisplaced() { needsHistory = .fileOpenedAgain }
             } catch {
                 return .failed(error)
             }
@@ -339,7 +342,7 @@ private struct Follower {
                     needsHistory = nil
                     if unavailableSince != nil { logger.info("history is answering again") }
                     unavailableSince = nil
-                    quietCatchUps = reason == Self.quietBus ? quietCatchUps + 1 : 0
+                    quietCatchUps = reason == .quietBus ? quietCatchUps + 1 : 0
                     if quietCatchUps >= Self.resubscribeAfter {
                         quietCatchUps = 0
                         if !saidQuiet {
@@ -397,7 +400,7 @@ private struct Follower {
                 emptyPolls += 1
                 if emptyPolls >= quietPolls {
                     // No heartbeat either: the publisher may be gone; history says for sure.
-                    needsHistory = Self.quietBus
+                    needsHistory = .quietBus
                     emptyPolls = 0
                 }
                 continue
@@ -427,24 +430,24 @@ private struct Follower {
                         // event the file applied there: another is a sign the store is not the file's.
                         if event.position == database.checkpoint, event.hash != database.chainHash {
                             storeConfirmed = false
-                            needsHistory = "as position \(event.position) on the bus is not the event the file applied"
+                            needsHistory = .notTheApplied(event.position)
                             break
                         }
                         continue
                     }
                     if event.position > expected {
-                        needsHistory = "after a gap at position \(expected) (the bus dropped events)"
+                        needsHistory = .gap(at: expected)
                         break
                     }
                     if event.prevHash != (batch.last?.hash ?? database.chainHash) {
                         // History says first whether the store is still the file's; if it is, the
                         // event is judged (and stops the projection) as it comes from there.
                         storeConfirmed = false
-                        needsHistory = "as position \(event.position) does not follow the file's chain"
+                        needsHistory = .offTheChain(event.position)
                         break
                     }
                     if historyOpened != nil, HistoryOpenedValues.needsHistory(event) {
-                        needsHistory = "to open the personal data of position \(event.position)"
+                        needsHistory = .personalData(event.position)
                         break
                     }
                     batch.append(event)
@@ -458,7 +461,7 @@ private struct Follower {
             } catch where error.kind == .full {
                 // Nothing of the batch was written: history has it, once there is room.
                 noteFull(error)
-                needsHistory = "after the disk was full"
+                needsHistory = .diskWasFull
             } catch {
                 return .failed(error)
             }
@@ -468,9 +471,9 @@ private struct Follower {
                 // went back (restored from an older backup) and would otherwise pass unseen, its
                 // new events dropped as applied already: history says which.
                 if needsHistory == nil, head > database.checkpoint {
-                    needsHistory = "as the heartbeat's head \(head) is ahead"
+                    needsHistory = .heartbeatAhead(head)
                 } else if needsHistory == nil, head < database.checkpoint {
-                    needsHistory = "to check the heartbeat's head \(head), behind the checkpoint"
+                    needsHistory = .heartbeatBehind(head)
                 }
             }
         }
@@ -478,6 +481,11 @@ private struct Follower {
         // check at its top, but the stop is recorded and is what ended the projector.
         if let stop = database.stop { return .poisoned(stop) }
         return .stopped
+    }
+
+    /// Logs the catch-ups counted and not yet logged: the loop has ended.
+    mutating func logCountedCatchUps() {
+        for line in catchUpLines.remaining(at: .now) { logger.info(line) }
     }
 
     /// Opens the file again when its path no longer names the one open (at most once a second):
@@ -514,7 +522,7 @@ private struct Follower {
 
     /// Reads history from the checkpoint until it reaches the head. Returns once it has, or the
     /// projection stopped at an event, or a stop was asked for.
-    private mutating func catchUp(_ reason: String, isStopping: () -> Bool) throws(Interruption) {
+    private mutating func catchUp(_ reason: CatchUpReason, isStopping: () -> Bool) throws(Interruption) {
         let from = database.checkpoint
         while !isStopping() {
             let confirmedNow = !storeConfirmed
@@ -546,8 +554,9 @@ private struct Follower {
                 settings.metrics?.caughtUp()
                 if database.checkpoint > from {
                     let position = database.checkpoint
-                    logger.info(
-                        "caught up through history \(reason): events=\(position - from) position=\(position)")
+                    if let line = catchUpLines.caughtUp(reason, events: position - from, position: position, at: .now) {
+                        logger.info(line)
+                    }
                 }
                 return
             }
