@@ -339,56 +339,6 @@ import Workloads
         #expect(service.isRunning)
     }
 
-    /// `strata send` that gets no reply says why as far as its connections tell: a key the
-    /// service refused at the handshake, a server key that is not the service's, a key file
-    /// without CURVE, or no connection at all. Every time-out over CURVE told to check the key's
-    /// "curvePublic", a service that did not run or could not be reached included.
-    @Test func aSendWithoutAReplySaysWhatItKnowsOfTheCause() throws {
-        let (service, data) = try Self.start()
-        defer {
-            service.stop()
-            try? FileManager.default.removeItem(at: data)
-        }
-        let elsewhere = try ChildProcess.temporaryDirectory("strata-curve-elsewhere")
-        defer { try? FileManager.default.removeItem(at: elsewhere) }
-        let made = try ChildProcess.strata(
-            ["keys", "new", "stranger", "--scope", "commands", "--curve", "--data", elsewhere.path])
-        try #require(made.exitCode == 0, "\(made.stderr)")
-        let plain = try ChildProcess.strata(
-            ["keys", "new", "plain", "--scope", "commands", "--data", elsewhere.appendingPathComponent("plain").path])
-        try #require(plain.exitCode == 0, "\(plain.stderr)")
-        // The stranger's own file names another server key; this copy names the service's.
-        let ownFile = elsewhere.appendingPathComponent("keys.json")
-        var members = try #require(try JSONParser.parse(Array(try Data(contentsOf: ownFile))).objectValue)
-        let server = try #require(try service.keyFile().curveServerPublic)
-        members["curveServer"] = .object(["public": .string(server.z85)])
-        let strangerFile = elsewhere.appendingPathComponent("stranger.json")
-        try Data(CanonicalJSON.bytes(.object(members))).write(to: strangerFile)
-        #expect(chmod(strangerFile.path, 0o600) == 0)
-
-        func send(_ keys: URL, to endpoint: String) throws -> String {
-            let body = Self.bodies("cv-why")[0]
-            let sent = try ChildProcess.strata(
-                ["send", "-", "--keys", keys.path, "--commands", endpoint, "--timeout", "2"],
-                stdin: String(decoding: body.json, as: UTF8.self) + "\n")
-            #expect(sent.exitCode == 2, "\(sent.stdout)\(sent.stderr)")
-            #expect(sent.stderr.hasPrefix("strata send: no reply from \(endpoint) within 2 s"), "\(sent.stderr)")
-            return sent.stderr
-        }
-        let refused = try send(strangerFile, to: service.commands)
-        #expect(refused.contains("the service refused this key's CURVE handshake (status 400)"), "\(refused)")
-        let otherServer = try send(ownFile, to: service.commands)
-        #expect(otherServer.contains("failed its CURVE handshake; is the key file's \"curveServer\""), "\(otherServer)")
-        #expect(!otherServer.contains("curvePublic"), "\(otherServer)")
-        let plainFile = elsewhere.appendingPathComponent("plain/keys.json")
-        let withoutCurve = try send(plainFile, to: service.commands)
-        #expect(withoutCurve.contains("does the service run CURVE"), "\(withoutCurve)")
-        let nobody = try send(strangerFile, to: "tcp://127.0.0.1:\(try freeLoopbackPort())")
-        #expect(nobody.contains("no connection to it could be made"), "\(nobody)")
-        #expect(!nobody.contains("curvePublic"), "\(nobody)")
-        #expect(service.isRunning)
-    }
-
     /// `strata up` on a CURVE key file: the projectors connect with a key's client pair, and
     /// `strata demo` runs through it, the read models converging on the head.
     @Test func upAndDemoRunOverCurve() throws {

@@ -173,38 +173,12 @@ enum SendCommand {
                 deadline = .now + .seconds(timeoutSeconds)
             } else if awaited > 0 && ContinuousClock.now >= deadline {
                 throw CommandFailure.environment(
-                    "no reply from \(endpoint) within \(timeoutSeconds) s (\(answered) answered, \(awaited) awaited): "
-                        + why(client.connections?.reach, curve: curve))
+                    "no reply from \(endpoint) within \(timeoutSeconds) s "
+                        + "(\(answered) answered, \(awaited) awaited); is strata serve running"
+                        + (curve ? ", and does its key file hold this key's \"curvePublic\"?" : "?"))
             }
         }
         if let inputFailure { throw inputFailure }
-    }
-
-    /// Why no reply came, as far as the client's connections tell: each cause has its own
-    /// remedy, and a key the service refused is one only the handshake can name (a service not
-    /// running was once told to check its key file for the key's "curvePublic").
-    static func why(_ reach: ConnectionWatch.Reach?, curve: Bool) -> String {
-        switch reach {
-        case nil:
-            return "is strata serve running?"
-        case .noConnection?:
-            return "no connection to it could be made; is strata serve running there, and reachable from here?"
-        case .connectedWithoutHandshake?:
-            return "a connection was made, but no handshake completed on it: the service may be suspended or "
-                + "overloaded, or this is not a strata service's commands endpoint"
-        case .keyRefused(let status)?:
-            return "the service refused this key's CURVE handshake (status \(status)): its key file does not hold "
-                + "this key's \"curvePublic\", or did not when this connected (libzmq does not try again)"
-        case .handshakeFailed?:
-            return curve
-                ? "every connection made failed its CURVE handshake; is the key file's \"curveServer\" public key "
-                    + "this service's, and does the service run CURVE?"
-                : "every connection made failed its handshake; does the service run CURVE (its key file has "
-                    + "\"curveServer\": give this key file the service's public key and this key a CURVE pair)?"
-        case .established?:
-            return "the service took the connection but has not answered (overloaded, or suspended?); "
-                + "sending the same commands again is safe"
-        }
     }
 
     /// The input to read lines from: standard input for `-`, else the file, opened now so that
