@@ -122,13 +122,13 @@ final class LiveKeys: Sendable {
         } catch {
             logger.error(
                 "the key file \(source.path) changed and was not read: \(error); "
-                    + "the \(before.keys.keys.count) keys read before stay in force")
+                    + "the \(String.counted(before.keys.keys.count, "key")) read before stay in force")
             return
         }
         guard next.curve == before.curve else {
             logger.error(
                 "the key file \(source.path) changed the service's own CURVE pair, which takes effect when serve "
-                    + "restarts; the \(before.keys.keys.count) keys read before stay in force")
+                    + "restarts; the \(String.counted(before.keys.keys.count, "key")) read before stay in force")
             return
         }
         inForce.withLock { $0 = next }
@@ -141,7 +141,7 @@ final class LiveKeys: Sendable {
     static func changes(from old: KeyFile, to new: KeyFile) -> String {
         let oldKeys = Dictionary(old.keys.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let newKeys = Dictionary(new.keys.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        var parts = ["\(new.keys.count) keys"]
+        var parts = [String.counted(new.keys.count, "key")]
         let added = newKeys.keys.filter { oldKeys[$0] == nil }.sorted()
         let removed = oldKeys.keys.filter { newKeys[$0] == nil }.sorted()
         let changed = newKeys.filter { id, key in oldKeys[id].map { $0 != key } ?? false }.keys.sorted()

@@ -121,7 +121,7 @@ final class PublisherThread {
         subscribable = admitted
         guard !lost.isEmpty, unboundSince == nil else { return }
         logger.info(
-            "the events endpoint no longer admits \(lost.count) client key(s) "
+            "the events endpoint no longer admits \(String.counted(lost.count, "client key")) "
                 + "(\(lost.map(\.z85).sorted().joined(separator: ", "))): closing every subscriber's connection, "
                 + "so that the others reconnect and catch up through history, and those keys are refused")
         try publisher.unbind(endpoint)

@@ -71,6 +71,6 @@ import Testing
         #expect(gate.roles["a"] == nil)
         gate.refresh()
         #expect(gate.roles["a"] == [.agent])
-        #expect(lines.withLock { $0 }.last?.contains("1 keys; removed b, c; changed a") == true)
+        #expect(lines.withLock { $0 }.last?.contains("again: 1 key; removed b, c; changed a") == true)
     }
 }

@@ -127,6 +127,17 @@ struct CommandLineOverviewTests {
         }
     }
 
+    /// A command that stops gracefully on the shutdown signals says so for each of them: serve's
+    /// and project's help named SIGINT and SIGTERM only, where SIGHUP (a closed terminal) stops
+    /// them the same way.
+    @Test(arguments: StrataCommandLine.subcommands.filter(\.stopsOnSignals).map(\.spec.words))
+    func theHelpOfACommandThatStopsOnSignalsNamesEachOfThem(_ words: [String]) throws {
+        let help = try strata(words + ["--help"], expecting: 0).stdout.split(whereSeparator: \.isWhitespace)
+            .joined(separator: " ")
+        #expect(help.contains("SIGINT, SIGTERM or SIGHUP"), "\(words) --help: \(help)")
+        #expect(help.contains("SIGHUP ignored"), "\(words) --help: \(help)")
+    }
+
     @Test func unknownCommand() throws {
         let result = try strata(["frobnicate"], expecting: 2)
         #expect(result.stderr.contains("unknown command 'frobnicate'"))

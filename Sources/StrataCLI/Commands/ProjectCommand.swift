@@ -4,7 +4,7 @@ import Projections
 import StrataCore
 import SubjectKeys
 
-/// `strata project readmodels|audit`: a projector process, until SIGINT or SIGTERM.
+/// `strata project readmodels|audit`: a projector process, until SIGINT, SIGTERM or SIGHUP.
 enum ProjectCommand {
     static let spec = CommandSpec(
         ["project"], summary: "Run a projector: keep readmodels.db or audit.db equal to the events.",
@@ -72,8 +72,9 @@ enum ProjectCommand {
             the Prometheus text exposition format, replacing the file whole every --metrics-interval
             seconds and once more when it stops.
 
-            SIGINT or SIGTERM stops it after the batch in hand (exit 0; 1 if that batch held an event a
-            projection cannot apply). Exit codes: 0 stopped; 1 stopped at an event, a refused --resume or
+            SIGINT, SIGTERM or SIGHUP stops it after the batch in hand (exit 0; 1 if that batch held an
+            event a projection cannot apply); started with SIGHUP ignored (nohup), it keeps ignoring
+            SIGHUP. Exit codes: 0 stopped; 1 stopped at an event, a refused --resume or
             --skip, a file ahead of or not from the store, a refusal from history; 2 usage or environment
             (no usable key, a malformed endpoint, a projection file that cannot be opened or written,
             another projector on the file, no readable key store, a metrics file that cannot be written or

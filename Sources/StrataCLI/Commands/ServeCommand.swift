@@ -3,7 +3,7 @@ import EventStore
 import Foundation
 import StrataCore
 
-/// `strata serve`: the command service, until SIGINT or SIGTERM.
+/// `strata serve`: the command service, until SIGINT, SIGTERM or SIGHUP.
 enum ServeCommand {
     static let spec = CommandSpec(
         ["serve"], summary: "Run the command service: signed commands in, events out, history.",
@@ -37,9 +37,10 @@ enum ServeCommand {
             before the "ready" line. Events keep what was decided, so a changed limit applies to commands
             from then on and never to the history.
 
-            SIGINT or SIGTERM stops it gracefully: commands that arrive from then on are answered
+            SIGINT, SIGTERM or SIGHUP stops it gracefully: commands that arrive from then on are answered
             UNAVAILABLE, those already taken are decided, committed, answered and published, the head
-            is signed, and it exits 0. A second signal ends it at once (exit 130).
+            is signed, and it exits 0. A second signal ends it at once (exit 130). Started with SIGHUP
+            ignored (nohup), it keeps ignoring SIGHUP.
 
             --metrics-file PATH writes the service's metrics (commands by type and outcome, batch sizes,
             commit times, the head) in the Prometheus text exposition format, replacing the file whole
@@ -48,7 +49,8 @@ enum ServeCommand {
 
             Exit codes: 0 stopped cleanly, 1 the store is held by another writer, is damaged, does not
             match its last signed checkpoint, holds no event while a projection in DATA has applied
-            some (emptied or removed: restore it), or the service failed, 2 usage or environment (a
+            some (emptied or removed: restore it), holds personal data sealed under a subject-keys.db
+            that is missing (put it back), or the service failed, 2 usage or environment (a
             config file's relative data directory that holds no event, where the working directory's
             reading of it holds a store with events: write it as an absolute path; no key
             file, one that is malformed, holds an unknown member or is readable by others, a
@@ -125,8 +127,9 @@ enum ServeCommand {
             let admitted = keys.keys.filter { $0.curvePublic != nil }
             let subscribers = admitted.filter { $0.scopes.contains(.history) }
             logger.info(
-                "CURVE on every endpoint: server public key \(curve.publicKey.z85), \(admitted.count) client keys "
-                    + "admitted (\(admitted.map(\.id).joined(separator: ", "))), on the events endpoint the "
+                "CURVE on every endpoint: server public key \(curve.publicKey.z85), "
+                    + "\(String.counted(admitted.count, "client key")) admitted "
+                    + "(\(admitted.map(\.id).joined(separator: ", "))), on the events endpoint the "
                     + "\(subscribers.count) with the history scope")
             for key in keys.keys where key.curvePublic == nil {
                 logger.warning("key \(key.id) has no \"curvePublic\": the service refuses its connections")
