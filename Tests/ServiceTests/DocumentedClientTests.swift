@@ -61,6 +61,98 @@ import Testing
         #expect(service.stop() == 0)
     }
 
+    /// The documented client pipelining through a restart of the service: the connection that
+    /// carried the first 50 commands ends unanswered (the service, stopped, never read them, and
+    /// is killed), libzmq connects again in silence, and the next 50 are answered on the new
+    /// connection. Paired by order, as the client once paired them, each of those replies was
+    /// taken for one of the first 50; paired by id, with what the old connection carried sent
+    /// again, every command gets its own reply.
+    @Test func thePythonClientPairsRepliesByIdThroughARestartOfTheService() throws {
+        let script = try Self.block(in: Self.protocolPage(), after: "```python", until: "```")
+        let data = try ChildProcess.temporaryDirectory("strata-pyclient-restart")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let ports = try ServiceProcess.Ports.free()
+        var service = try ServiceProcess(dataDirectory: data, ports: ports)
+        defer { service.stop() }
+        try script.write(to: data.appendingPathComponent("client.py"), atomically: true, encoding: .utf8)
+        let driver = data.appendingPathComponent("driver.py")
+        try Self.restartDriver.write(to: driver, atomically: true, encoding: .utf8)
+
+        let python = Process()
+        python.executableURL = try Self.python()
+        python.arguments = [driver.path]
+        python.environment = [
+            "STRATA_DATA": data.path, "STRATA_KEY": ServiceProcess.Keys.service, "STRATA_COMMANDS": service.commands,
+        ]
+        let input = Pipe()
+        let output = Pipe()
+        python.standardInput = input
+        python.standardOutput = output
+        try python.run()
+        defer { if python.isRunning { python.terminate() } }
+        let lines = LineReader(output.fileHandleForReading.fileDescriptor)
+        func proceed() throws { try input.fileHandleForWriting.write(contentsOf: Data("\n".utf8)) }
+
+        #expect(lines.next(within: 30) == "connected")
+        service.send(signal: SIGSTOP)
+        try proceed()
+        #expect(lines.next(within: 30) == "sent")
+        usleep(300_000)  // the 50 are in the connection's buffers, never read
+        service.send(signal: SIGKILL)
+        #expect(service.waitForExit(timeout: 10) == SIGKILL)
+        service = try ServiceProcess(dataDirectory: data, ports: ports)
+        try proceed()
+
+        var pairs: [(sent: String, reply: JSONValue)] = []
+        while let line = lines.next(within: 60) {
+            let json = try JSONParser.parse(Array(line.utf8))
+            pairs.append((try #require(json["sent"]?.stringValue), try #require(json["reply"])))
+        }
+        python.waitUntilExit()
+        #expect(python.terminationStatus == 0)
+        #expect(pairs.count == 100)
+        for (sent, reply) in pairs {
+            #expect(reply["id"]?.stringValue == sent, "the reply to \(sent): \(CanonicalJSON.string(reply))")
+            #expect(reply["ok"] == .bool(true), "\(CanonicalJSON.string(reply))")
+        }
+        // Each decided once: the store holds the admin's registration and the 101 agents'.
+        #expect(try service.store().head() == 102)
+    }
+
+    /// Drives the documented client: connected, then (the service stopped) 50 commands sent,
+    /// then (the service killed and started again) 50 more, then every reply collected.
+    static let restartDriver = """
+        import json, os, sys
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from client import StrataClient, command
+
+        data, key_id = os.environ["STRATA_DATA"], os.environ["STRATA_KEY"]
+        keys = json.load(open(data + "/keys.json"))["keys"]
+        secret = next(k["secret"] for k in keys if k["id"] == key_id)
+        client = StrataClient(os.environ["STRATA_COMMANDS"], key_id, secret)
+
+        def agent(n):
+            user = "agent-%d" % n
+            payload = {"userId": user, "username": "agent%d" % n, "email": user + "@example.com", "role": "AGENT"}
+            return command("c-%d" % n, "RegisterUser", user, payload)
+
+        client.send(agent(0))
+        client.replies()
+        print("connected", flush=True)
+        sys.stdin.readline()
+        for n in range(1, 51):
+            client.send(agent(n))
+        print("sent", flush=True)
+        sys.stdin.readline()
+        for n in range(51, 101):
+            client.send(agent(n))
+        replies = client.replies()
+        for n in range(1, 101):
+            print(json.dumps({"sent": "c-%d" % n, "reply": replies.get("c-%d" % n)}), flush=True)
+
+        """
+
     @Test func theSendExampleWorksAndIsSafeToRepeat() throws {
         let lines = try Self.block(in: Self.protocolPage(), after: "cat > day.jsonl <<'EOF'", until: "EOF")
         let data = try ChildProcess.temporaryDirectory("strata-send")
@@ -97,5 +189,26 @@ import Testing
         let nobody = try ChildProcess.strata(send + ["--timeout", "1"], stdin: lines)
         #expect(nobody.exitCode == 2)
         #expect(nobody.stderr.contains("no reply"))
+    }
+}
+
+/// The lines a child writes, read with a time limit each.
+private struct LineReader {
+    let descriptor: Int32
+
+    init(_ descriptor: Int32) { self.descriptor = descriptor }
+
+    /// The next line within `seconds`, without its `\n`; nil if none comes (or the child ended).
+    func next(within seconds: Double) -> String? {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            var item = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let left = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
+            guard poll(&item, 1, left) > 0, read(descriptor, &byte, 1) == 1 else { return nil }
+            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
     }
 }
