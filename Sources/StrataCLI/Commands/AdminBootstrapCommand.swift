@@ -25,9 +25,9 @@ enum AdminBootstrapCommand {
             Exit codes: 0 registered, 1 refused (the store is held by a running serve, an admin exists,
             the id, username or email is taken, events.db holds no event while a projection in DATA
             has applied some: emptied or removed, restore it; subject-keys.db is missing while
-            events.db holds personal data sealed under its keys: put it back), 2 usage or environment (a config file's relative data
-            directory that holds no event, where the working directory's reading of it holds a store
-            with events: write it as an absolute path).
+            events.db holds personal data sealed under its keys: put it back), 2 usage or environment
+            (a config file's relative data directory that holds no event, where the working directory's
+            reading of it holds a store with events: write it as an absolute path).
             """)
 
     static let subcommand = Subcommand(spec: spec) { arguments, environment in

@@ -43,8 +43,9 @@ enum QueryCommand {
 
             Exit codes: 0 answered (also with no rows), 1 --min-position not reached in time (or
             the projection stopped short of it), --as-of beyond the store's head or a history up to it
-            that cannot be applied, for refusals an events.db that is not an event store, 2 usage or environment (no such file, bad filter; for --as-of, a
-            key store that cannot be read or no room in TMPDIR).
+            that cannot be applied, for refusals an events.db that is not an event store, 2 usage or
+            environment (no such file, bad filter; for --as-of, a key store that cannot be read or no
+            room in TMPDIR).
             """)
 
     static let filterHelp: [String: String] = [
