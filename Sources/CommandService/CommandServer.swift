@@ -45,6 +45,9 @@ public final class CommandServer: Sendable {
         public var queueCapacity = 20_000
         /// Most aggregate streams held in the writer's cache.
         public var cacheCapacity = 100_000
+        /// Most bytes of folded streams held in the writer's cache, as `StreamFootprint`
+        /// estimates them.
+        public var cacheBytes = CommandWriter.defaultCacheBytes
         public var heartbeatInterval: TimeInterval = 1
         /// Events queued per subscriber before the publisher drops (the subscriber then
         /// catches up through history).
@@ -251,7 +254,7 @@ public final class CommandServer: Sendable {
                     do throws(StoreError) {
                         writer = try CommandWriter(
                             store: store, configuration: settings.domain, clock: clock,
-                            cacheCapacity: settings.cacheCapacity, sealer: sealer)
+                            cacheCapacity: settings.cacheCapacity, cacheBytes: settings.cacheBytes, sealer: sealer)
                     } catch {
                         throw ServerError(.environment, "cannot read the event store: \(error.message)")
                     }

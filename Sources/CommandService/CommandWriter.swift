@@ -100,13 +100,14 @@ public final class CommandWriter {
     ///   alone), personal data is stored as decided.
     public init(
         store: any EventStore, configuration: DomainConfiguration = .init(), clock: any WallClock,
-        cacheCapacity: Int = 100_000, sealer: PersonalDataSealer? = nil
+        cacheCapacity: Int = 100_000, cacheBytes: Int = CommandWriter.defaultCacheBytes,
+        sealer: PersonalDataSealer? = nil
     ) throws(StoreError) {
         self.store = store
         self.configuration = configuration
         self.clock = clock
         self.sealer = sealer
-        self.cache = try StateCache(store: store, capacity: cacheCapacity, sealer: sealer)
+        self.cache = try StateCache(store: store, capacity: cacheCapacity, byteCapacity: cacheBytes, sealer: sealer)
         let head = try store.head()
         self.lastInstant = head == 0 ? nil : try store.events(after: head - 1, limit: 1).first
             .flatMap { Timestamp($0.recordedAt) }
@@ -332,14 +333,22 @@ public final class CommandWriter {
         }
     }
 
-    /// Whether a committed erasure is not complete yet: its key not deleted, or the key
-    /// store's WAL, which may still hold it, not truncated.
     /// Takes the store's writer lock again if its file went while nothing was appended; what
     /// happens is the store's to log, and an append meets the same refusal.
     public func keepWriterLock() {
         try? store.keepWriterLock()
     }
 
+    /// The default bound of the cache of folded streams, by their estimated size
+    /// (`StreamFootprint`): 64 MiB, some 25,000 loans of a weekly schedule over a year, or
+    /// 100,000 of the shortest.
+    public static let defaultCacheBytes = 64 << 20
+
+    /// What the cache of folded streams holds now: how many, and their estimated size.
+    public var cacheFootprint: (streams: Int, bytes: Int) { (cache.heldStreams, cache.heldBytes) }
+
+    /// Whether a committed erasure is not complete yet: its key not deleted, or the key
+    /// store's WAL, which may still hold it, not truncated.
     public var owesErasures: Bool { !keysToDestroy.isEmpty || sealer?.owesTruncation == true }
 
     /// Tries again to complete the erasures that the key store kept from completing when they

@@ -7,12 +7,12 @@ import SubjectKeys
 /// The writer's view of the aggregates: a `DomainState` holding the streams folded so far,
 /// and the whole `Directory`. Streams are folded from the store on first use.
 ///
-/// Bounded by a simple rule: when more than `capacity` streams are held after a batch, they
-/// are dropped and folded again on demand (the directory stays), but for the few streams that
-/// grow without end while their aggregate stays small (`isKeptThroughTrims`): agents' ledgers,
-/// one event per commission, invoice series and the settings. Folding a ledger again after
-/// every trim would stall the writer for as long as the ledger is long. Only the writer thread
-/// touches it.
+/// Bounded by a simple rule: when more than `capacity` streams are held after a batch, or
+/// their estimated size (`StreamFootprint`) passes `byteCapacity`, they are dropped and folded
+/// again on demand (the directory stays), but for the few streams that grow without end while
+/// their aggregate stays small (`isKeptThroughTrims`): agents' ledgers, one event per
+/// commission, invoice series and the settings. Folding a ledger again after every trim would
+/// stall the writer for as long as the ledger is long. Only the writer thread touches it.
 ///
 /// A stream is read a page at a time (`foldPage`), so a long one never sits in memory whole;
 /// an invoice series, whose aggregate is its last event, is folded from that event alone.
@@ -22,6 +22,7 @@ import SubjectKeys
 struct StateCache {
     private let store: any EventStore
     private let capacity: Int
+    private let byteCapacity: Int
     private let sealer: PersonalDataSealer?
     private let opener: PersonalDataOpener?
     private let emailKey: EmailKey
@@ -30,14 +31,22 @@ struct StateCache {
     /// How many streams the last trim kept (`isKeptThroughTrims`); the next trim waits for
     /// `capacity` more.
     private var keptThroughTrim = 0
+    /// The estimated size of the streams held (`StreamFootprint`), and of those the last trim
+    /// kept.
+    private(set) var heldBytes = 0
+    private var keptBytes = 0
     /// A rebuild failed: the state may hold decisions that were never committed (a user's
     /// name in the directory, a loan's approval), so nothing may be decided on it until a
     /// rebuild succeeds.
     private var isStale = false
 
-    init(store: any EventStore, capacity: Int, sealer: PersonalDataSealer? = nil) throws(StoreError) {
+    init(
+        store: any EventStore, capacity: Int, byteCapacity: Int = CommandWriter.defaultCacheBytes,
+        sealer: PersonalDataSealer? = nil
+    ) throws(StoreError) {
         self.store = store
         self.capacity = capacity
+        self.byteCapacity = byteCapacity
         self.sealer = sealer
         if let sealer {
             opener = sealer.opener
@@ -50,15 +59,22 @@ struct StateCache {
         try reset()
     }
 
-    /// Drops every folded stream once more than `capacity` are held. Only between batches:
-    /// within one, the state holds decisions not yet committed, which a later command of the
-    /// same batch must see (dropping them there decided it against stale versions). A batch
-    /// may take the cache past `capacity` by the streams it touches, until the next call.
+    /// How many streams are held.
+    var heldStreams: Int { loaded.count }
+
+    /// Drops every folded stream once more than `capacity` are held or they are estimated at
+    /// more than `byteCapacity`. Only between batches: within one, the state holds decisions
+    /// not yet committed, which a later command of the same batch must see (dropping them there
+    /// decided it against stale versions). A batch may take the cache past its bounds by the
+    /// streams it touches, until the next call.
     mutating func trimIfNeeded() {
-        guard loaded.count > capacity + keptThroughTrim else { return }
+        guard loaded.count > capacity + keptThroughTrim || heldBytes > byteCapacity + keptBytes else { return }
         state = state.keeping(Self.isKeptThroughTrims)
         loaded = loaded.filter(Self.isKeptThroughTrims)
         keptThroughTrim = loaded.count
+        // What the kept streams' events add is nothing: their aggregates are a few numbers.
+        heldBytes = loaded.reduce(0) { $0 + StreamFootprint.perStream($1) }
+        keptBytes = heldBytes
     }
 
     /// The streams a trim keeps: each grows by an event per payment or invoice, for as long
@@ -86,6 +102,7 @@ struct StateCache {
                 throw StoreError(error.kind, "stream \(stream.name) cannot be read: \(error.message)")
             }
             loaded.insert(stream)
+            heldBytes += StreamFootprint.perStream(stream)
         }
     }
 
@@ -96,7 +113,9 @@ struct StateCache {
             guard let last = try store.events(in: stream.name, fromVersion: version, limit: 1).first else {
                 throw StoreError(.corrupt, "its event \(version), the last by its version, is missing")
             }
-            state.apply(last: try decode(last), ofStreamAt: version)
+            let event = try decode(last)
+            state.apply(last: event, ofStreamAt: version)
+            heldBytes += StreamFootprint.growth(by: event)
             return
         }
         var page = try store.events(in: stream.name, fromVersion: 1, limit: Self.foldPage)
@@ -104,17 +123,26 @@ struct StateCache {
             var events: [StrataEvent] = []
             events.reserveCapacity(page.count)
             for recorded in page { events.append(try decode(recorded)) }
-            for event in events { state.apply(event) }
+            for event in events {
+                state.apply(event)
+                heldBytes += StreamFootprint.growth(by: event)
+            }
             return
         }
         var scratch = DomainState()
+        var growth = 0
         while true {
-            for recorded in page { scratch.apply(try decode(recorded)) }
+            for recorded in page {
+                let event = try decode(recorded)
+                scratch.apply(event)
+                growth += StreamFootprint.growth(by: event)
+            }
             guard page.count == Self.foldPage else { break }
             page = try store.events(
                 in: stream.name, fromVersion: scratch.version(of: stream) + 1, limit: Self.foldPage)
         }
         state.take(stream, from: scratch)
+        heldBytes += growth
     }
 
     /// Applies events a decision just made (before they are committed), so the next
@@ -123,7 +151,8 @@ struct StateCache {
     mutating func apply(_ events: [StrataEvent]) {
         for event in events {
             state.apply(event)
-            loaded.insert(event.stream)
+            heldBytes += StreamFootprint.growth(by: event)
+            if loaded.insert(event.stream).inserted { heldBytes += StreamFootprint.perStream(event.stream) }
         }
     }
 
@@ -169,6 +198,8 @@ struct StateCache {
         state = DomainState(directory: directory)
         loaded = []
         keptThroughTrim = 0
+        heldBytes = 0
+        keptBytes = 0
         isStale = false
     }
 

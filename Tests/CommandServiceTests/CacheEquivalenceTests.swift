@@ -104,18 +104,20 @@ struct CacheEquivalenceTests {
         CommandBody(id: id, type: command.type, actor: actor, payload: command.payloadJSON.objectValue!)
     }
 
-    /// What one run decided: every reply in order, and every stored event as the chain holds it.
+    /// What one run decided: every reply in order, and every stored event as the chain holds it;
+    /// and the estimated size of the writer's cache after each batch.
     private struct Outcome {
         var replies: [CommandReply] = []
         var events: [RecordedEvent] = []
+        var cacheBytes: [Int] = []
     }
 
     /// Decides `commands` on a new store, in batches of the sizes `batchSize` gives, with a new
     /// writer of `cacheCapacity` streams every `restartEvery` batches; `sealed`, with a key store
     /// that seals every personal field, as the service does.
     private static func run(
-        _ commands: [CommandWriter.Pending], cacheCapacity: Int, restartEvery: Int, seed: UInt64, sealed: Bool,
-        batchSize: (inout SplitMix64) -> Int
+        _ commands: [CommandWriter.Pending], cacheCapacity: Int, cacheBytes: Int = CommandWriter.defaultCacheBytes,
+        restartEvery: Int, seed: UInt64, sealed: Bool, batchSize: (inout SplitMix64) -> Int
     ) throws -> Outcome {
         let directory = try ChildProcess.temporaryDirectory("cache-equivalence")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -126,7 +128,7 @@ struct CacheEquivalenceTests {
         defer { keys?.close() }
         func restarted() throws -> CommandWriter {
             try CommandWriter(
-                store: store, clock: clock, cacheCapacity: cacheCapacity,
+                store: store, clock: clock, cacheCapacity: cacheCapacity, cacheBytes: cacheBytes,
                 sealer: try keys.map { try PersonalDataSealer(store: $0) })
         }
         var random = SplitMix64(seed: seed)
@@ -140,6 +142,7 @@ struct CacheEquivalenceTests {
             let committed = writer.process(Array(commands[next..<end]))
             #expect(committed.failure == nil)
             outcome.replies += committed.replies.map(\.reply)
+            outcome.cacheBytes.append(writer.cacheFootprint.bytes)
             next = end
             batches += 1
         }
@@ -169,12 +172,43 @@ struct CacheEquivalenceTests {
         let other = try Self.run(
             commands, cacheCapacity: cacheCapacity, restartEvery: restartEvery, seed: seed, sealed: sealed,
             batchSize: { Int.random(in: 1...9, using: &$0) })
-        #expect(other.replies.count == reference.replies.count)
+        Self.expect(other, decidedAs: reference, commands: commands, sealed: sealed)
+    }
+
+    /// A cache bounded by the estimated size of what it holds (a loan holds its schedule) is
+    /// trimmed as that size passes the bound, and decides as one that keeps everything.
+    @Test(arguments: [(12 << 10, UInt64(7), false), (24 << 10, UInt64(8), true)])
+    func aWriterBoundedByBytesDecidesAsOneThatKeepsEverything(_ cacheBytes: Int, _ seed: UInt64, _ sealed: Bool)
+        throws
+    {
+        let commands = Self.commands()
+        let reference = try Self.run(
+            commands, cacheCapacity: 100_000, restartEvery: .max, seed: 0, sealed: sealed, batchSize: { _ in 64 })
+        let other = try Self.run(
+            commands, cacheCapacity: 100_000, cacheBytes: cacheBytes, restartEvery: .max, seed: seed, sealed: sealed,
+            batchSize: { Int.random(in: 1...9, using: &$0) })
+        // The reference comes to hold several times the bound; the bounded one is trimmed often
+        // and goes past the bound by at most what a batch of nine commands folds (a loan with a
+        // weekly schedule of a year, about 6 KiB, and a few small streams each).
+        #expect(reference.cacheBytes.max()! > 4 * cacheBytes, "\(reference.cacheBytes.max()!)")
+        let trims = zip(other.cacheBytes, other.cacheBytes.dropFirst()).filter { $0.1 < $0.0 }.count
+        #expect(trims >= 3, "\(trims) trims")
+        #expect(other.cacheBytes.max()! <= cacheBytes + 9 * (7 << 10), "\(other.cacheBytes.max()!)")
+        Self.expect(other, decidedAs: reference, commands: commands, sealed: sealed)
+    }
+
+    private static func expect(
+        _ other: Outcome, decidedAs reference: Outcome, commands: [CommandWriter.Pending], sealed: Bool,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(other.replies.count == reference.replies.count, sourceLocation: sourceLocation)
         for (index, (mine, theirs)) in zip(other.replies, reference.replies).enumerated() where mine != theirs {
-            Issue.record("command \(commands[index].body.id): \(mine)\nwhere one writer decided \(theirs)")
+            Issue.record(
+                "command \(commands[index].body.id): \(mine)\nwhere one writer decided \(theirs)",
+                sourceLocation: sourceLocation)
             break
         }
-        #expect(other.events.count == reference.events.count)
+        #expect(other.events.count == reference.events.count, sourceLocation: sourceLocation)
         func same(_ a: RecordedEvent, _ b: RecordedEvent) -> Bool {
             guard sealed else { return a.hash == b.hash }
             return (a.position, a.stream, a.version, a.type) == (b.position, b.stream, b.version, b.type)
@@ -182,6 +216,7 @@ struct CacheEquivalenceTests {
         let differing = zip(other.events, reference.events).first { !same($0.0, $0.1) }?.0
         #expect(
             differing == nil,
-            "the first stored event that differs: \(differing.map { "\($0.position) \($0.stream) \($0.type)" } ?? "")")
+            "the first stored event that differs: \(differing.map { "\($0.position) \($0.stream) \($0.type)" } ?? "")",
+            sourceLocation: sourceLocation)
     }
 }
