@@ -125,7 +125,10 @@ public final class ProjectorMetrics: Sendable {
         metrics.set(lagEvents, behind, labels: labels)
         let last = metrics.value(lastEventTime, labels: labels) ?? 0
         let since = last > 0 ? last : startedAt
-        metrics.set(lagSeconds, behind > 0 ? max(0, Self.seconds(now) - since) : 0, labels: labels)
+        // In whole milliseconds, as times are recorded: the difference of two times in seconds
+        // since 1970 carries the doubles' rounding (0.45600008964538574 for 456 ms).
+        let lag = ((Self.seconds(now) - since) * 1000).rounded() / 1000
+        metrics.set(lagSeconds, behind > 0 ? max(0, lag) : 0, labels: labels)
     }
 
     private static func seconds(_ time: Timestamp) -> Double {

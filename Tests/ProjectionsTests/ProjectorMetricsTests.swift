@@ -45,6 +45,18 @@ import Testing
         #expect(value("strata_projection_lag_seconds") == 0)
     }
 
+    /// The lag in seconds is whole milliseconds, as times are recorded, without the noise of
+    /// subtracting two times in seconds since 1970 (`0.45600008964538574` for 456 ms).
+    @Test func theLagInSecondsIsWholeMilliseconds() {
+        metrics.started(checkpoint: 10)
+        metrics.learnt(head: 25)
+        metrics.lastApplied(recordedAt: "2026-01-02T09:00:00.123Z")
+        metrics.refresh(now: Timestamp("2026-01-02T09:00:00.579Z")!)
+        let line = metrics.registry.rendered().split(separator: "\n")
+            .first { $0.hasPrefix("strata_projection_lag_seconds{") }
+        #expect(line == #"strata_projection_lag_seconds{projection="readmodels"} 0.456"#)
+    }
+
     /// History's head below the checkpoint (the store went back) is shown as it is.
     @Test func aHeadBelowTheCheckpointIsShownAsItIs() {
         metrics.started(checkpoint: 30)
