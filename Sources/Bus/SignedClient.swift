@@ -33,10 +33,14 @@ public final class SignedClient {
         self.clock = clock
     }
 
-    /// Signs `body` as it is, now, and sends it.
-    public func send(_ body: [UInt8]) throws(ZMQError) {
+    /// Signs `body` as it is, now, and sends it. Without `wait`, false when libzmq cannot take
+    /// it now, and nothing was sent: a DEALER has nowhere to queue it once a handshake failed for
+    /// good (the service refused its key; with libzmq 4.3.4 also CURVE on one side only), as
+    /// libzmq then drops the connection and never makes it again: a send that waits, waits for ever.
+    @discardableResult
+    public func send(_ body: [UInt8], wait: Bool = true) throws(ZMQError) -> Bool {
         let header = signing.header(keyId: keyId, timestamp: clock.now().secondsSinceEpoch, body: body)
-        try socket.send([[], header.json, body])
+        return try socket.send([[], header.json, body], wait: wait)
     }
 
     /// The next reply's JSON bytes, or nil when none came within `timeoutMilliseconds`.

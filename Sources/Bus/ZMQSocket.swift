@@ -197,19 +197,22 @@ public final class ZMQSocket {
 }
 
 /// Waits until one of `sockets` has a message to read, or one of `descriptors` (plain file
-/// descriptors) has bytes or its end, or `timeoutMilliseconds` pass (-1: forever). Returns
-/// which are ready, by index: the sockets' first, then the descriptors' after them. Retries on
-/// EINTR.
-public func zmqPollReadable(_ sockets: [ZMQSocket], descriptors: [Int32] = [], timeoutMilliseconds: Int)
-    throws(ZMQError) -> [Int]
-{
+/// descriptors) has bytes or its end, or `writable` can take a message, or `timeoutMilliseconds`
+/// pass (-1: forever). Returns which are ready, by index: the sockets' first, then the
+/// descriptors', then `writable`. Retries on EINTR.
+public func zmqPollReadable(
+    _ sockets: [ZMQSocket], descriptors: [Int32] = [], orWritable writable: ZMQSocket? = nil, timeoutMilliseconds: Int
+) throws(ZMQError) -> [Int] {
     var items = sockets.map { zmq_pollitem_t(socket: $0.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0) }
     items += descriptors.map { zmq_pollitem_t(socket: nil, fd: $0, events: Int16(ZMQ_POLLIN), revents: 0) }
+    if let writable {
+        items.append(zmq_pollitem_t(socket: writable.handle, fd: 0, events: Int16(ZMQ_POLLOUT), revents: 0))
+    }
     while zmq_poll(&items, Int32(items.count), timeoutMilliseconds) < 0 {
         let code = zmq_errno()
         if code != EINTR { throw ZMQError("zmq_poll", code: code) }
     }
     // A descriptor's end or error (POLLHUP, POLLERR) counts as ready: its read says which.
-    let ready = Int16(ZMQ_POLLIN | ZMQ_POLLERR)
+    let ready = Int16(ZMQ_POLLIN | ZMQ_POLLOUT | ZMQ_POLLERR)
     return items.indices.filter { items[$0].revents & ready != 0 }
 }

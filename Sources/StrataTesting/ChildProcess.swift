@@ -25,15 +25,18 @@ public enum ChildProcess {
     }
 
     /// Runs `strata` with `arguments` in `directory`, waits for it and returns what it said.
+    /// With `deadline` (seconds), one still running then is killed and the run throws: a test
+    /// of a command that must end by itself fails where it would hang.
     public static func strata(
-        _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:], stdin: String? = nil
+        _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:], stdin: String? = nil,
+        deadline: TimeInterval? = nil
     ) throws -> Result {
-        try run(product("strata"), arguments, in: directory, environment: environment, stdin: stdin)
+        try run(product("strata"), arguments, in: directory, environment: environment, stdin: stdin, deadline: deadline)
     }
 
     public static func run(
         _ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
-        stdin: String? = nil
+        stdin: String? = nil, deadline: TimeInterval? = nil
     ) throws -> Result {
         let process = Process()
         process.executableURL = executable
@@ -67,9 +70,26 @@ public enum ChildProcess {
             if let inputData { inputHandle.write(inputData) }
             try? inputHandle.close()
         }
+        let exited = DispatchSemaphore(value: 0)
+        let killed = DispatchSemaphore(value: 0)
+        if let deadline {
+            let pid = process.processIdentifier
+            DispatchQueue.global().async {
+                guard exited.wait(timeout: .now() + deadline) == .timedOut, process.isRunning else { return }
+                kill(pid, SIGKILL)
+                killed.signal()
+            }
+        }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         errorsRead.wait()
         process.waitUntilExit()
+        exited.signal()
+        if killed.wait(timeout: .now()) == .success {
+            throw ServiceProcessError(
+                "\(executable.lastPathComponent) \(arguments.prefix(2).joined(separator: " ")) still ran after "
+                    + "\(deadline ?? 0) s, and was killed; it wrote:\n\(String(decoding: outData, as: UTF8.self))"
+                    + errors.text)
+        }
         return Result(
             exitCode: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
             stderr: errors.text)

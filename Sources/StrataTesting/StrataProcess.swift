@@ -9,10 +9,15 @@ public final class StrataProcess: Sendable {
     private let process: Process
     private let stderr: OutputBuffer
     private let stdout: OutputBuffer
+    /// Where to write the process's standard input, when it was given one of its own.
+    private let input: FileHandle?
 
     /// Starts `strata` (or a copy of it at `executable`) with `arguments`, with none of the
-    /// caller's STRATA_* variables.
-    public init(_ arguments: [String], environment: [String: String] = [:], executable: URL? = nil) throws {
+    /// caller's STRATA_* variables; with `takingInput`, on a standard input of its own, which
+    /// `write(input:)` feeds while it runs.
+    public init(
+        _ arguments: [String], environment: [String: String] = [:], executable: URL? = nil, takingInput: Bool = false
+    ) throws {
         self.arguments = arguments
         let process = Process()
         process.executableURL = executable ?? ChildProcess.product("strata")
@@ -34,8 +39,11 @@ public final class StrataProcess: Sendable {
                 buffer.append(data)
             }
         }
+        let inputPipe = takingInput ? Pipe() : nil
+        if let inputPipe { process.standardInput = inputPipe }
         try process.run()
         self.process = process
+        self.input = inputPipe?.fileHandleForWriting
         self.stderr = stderr
         self.stdout = stdout
     }
@@ -66,6 +74,16 @@ public final class StrataProcess: Sendable {
 
     public func send(signal: Int32) {
         kill(process.processIdentifier, signal)
+    }
+
+    /// Writes `text` to the process's standard input (one it was started `takingInput`), and
+    /// with `closing`, ends it.
+    public func write(input text: String, closing: Bool = false) throws {
+        guard let input else {
+            throw ServiceProcessError("strata \(arguments.prefix(2).joined(separator: " ")) was started without input")
+        }
+        try input.write(contentsOf: Data(text.utf8))
+        if closing { try input.close() }
     }
 
     /// Waits for the process to end; its exit code, or nil if it still runs after `timeout`

@@ -339,6 +339,101 @@ import Workloads
         #expect(service.isRunning)
     }
 
+    /// Key files for clients the service does not admit, in `directory`: `stranger` names the
+    /// service's CURVE key with a client pair it has never heard of, `otherServer` the same
+    /// client pair with another server key, `plain` a key without CURVE.
+    private static func strangers(of service: ServiceProcess, in directory: URL) throws
+        -> (stranger: URL, otherServer: URL, plain: URL)
+    {
+        let made = try ChildProcess.strata(
+            ["keys", "new", "stranger", "--scope", "commands", "--curve", "--data", directory.path], deadline: 60)
+        try #require(made.exitCode == 0, "\(made.stderr)")
+        let plain = try ChildProcess.strata(
+            ["keys", "new", "plain", "--scope", "commands", "--data", directory.appendingPathComponent("plain").path],
+            deadline: 60)
+        try #require(plain.exitCode == 0, "\(plain.stderr)")
+        // The stranger's own file names another server key; this copy names the service's.
+        let ownFile = directory.appendingPathComponent("keys.json")
+        var members = try #require(try JSONParser.parse(Array(try Data(contentsOf: ownFile))).objectValue)
+        let server = try #require(try service.keyFile().curveServerPublic)
+        members["curveServer"] = .object(["public": .string(server.z85)])
+        let strangerFile = directory.appendingPathComponent("stranger.json")
+        try Data(CanonicalJSON.bytes(.object(members))).write(to: strangerFile)
+        #expect(chmod(strangerFile.path, 0o600) == 0)
+        return (strangerFile, ownFile, directory.appendingPathComponent("plain/keys.json"))
+    }
+
+    /// `strata send` that gets no reply says why as far as its connections tell: a key the
+    /// service refused at the handshake, a server key that is not the service's, a key file
+    /// without CURVE, or no connection at all. Every time-out over CURVE told to check the key's
+    /// "curvePublic", a service that did not run or could not be reached included.
+    @Test func aSendWithoutAReplySaysWhatItKnowsOfTheCause() throws {
+        let (service, data) = try Self.start()
+        defer {
+            service.stop()
+            try? FileManager.default.removeItem(at: data)
+        }
+        let elsewhere = try ChildProcess.temporaryDirectory("strata-curve-elsewhere")
+        defer { try? FileManager.default.removeItem(at: elsewhere) }
+        let keys = try Self.strangers(of: service, in: elsewhere)
+
+        func send(_ keys: URL, to endpoint: String) throws -> String {
+            let body = Self.bodies("cv-why")[0]
+            let sent = try ChildProcess.strata(
+                ["send", "-", "--keys", keys.path, "--commands", endpoint, "--timeout", "2"],
+                stdin: String(decoding: body.json, as: UTF8.self) + "\n", deadline: 30)
+            #expect(sent.exitCode == 2, "\(sent.stdout)\(sent.stderr)")
+            #expect(sent.stderr.hasPrefix("strata send: no reply from \(endpoint) within 2 s"), "\(sent.stderr)")
+            return sent.stderr
+        }
+        let refused = try send(keys.stranger, to: service.commands)
+        #expect(refused.contains("the service refused this key's CURVE handshake (status 400)"), "\(refused)")
+        let otherServer = try send(keys.otherServer, to: service.commands)
+        #expect(otherServer.contains("failed its CURVE handshake; is the key file's \"curveServer\""), "\(otherServer)")
+        #expect(!otherServer.contains("curvePublic"), "\(otherServer)")
+        let withoutCurve = try send(keys.plain, to: service.commands)
+        #expect(withoutCurve.contains("does the service run CURVE"), "\(withoutCurve)")
+        let nobody = try send(keys.stranger, to: "tcp://127.0.0.1:\(try freeLoopbackPort())")
+        #expect(nobody.contains("no connection to it could be made"), "\(nobody)")
+        #expect(!nobody.contains("curvePublic"), "\(nobody)")
+        #expect(service.isRunning)
+    }
+
+    /// A line that comes after the service refused the key at the handshake ends in the time-out
+    /// too. libzmq drops a connection whose handshake failed so and never makes it again, so the
+    /// DEALER had nowhere to queue the line, and `strata send --timeout 2` blocked in zmq_send
+    /// for as long as it was left to (15 to 40 minutes), where a line read before the refusal
+    /// ended in 2 s.
+    @Test func aLineAfterTheServiceRefusedTheKeyEndsInTheTimeOut() throws {
+        let (service, data) = try Self.start()
+        defer {
+            service.stop()
+            try? FileManager.default.removeItem(at: data)
+        }
+        let elsewhere = try ChildProcess.temporaryDirectory("strata-curve-late")
+        defer { try? FileManager.default.removeItem(at: elsewhere) }
+        let keys = try Self.strangers(of: service, in: elsewhere)
+        let strangerFile = try KeyFile(json: try Data(contentsOf: keys.stranger))
+        let strangerKey = try #require(strangerFile.key("stranger")?.curvePublic)
+
+        let client = try StrataProcess(
+            ["send", "-", "--keys", keys.stranger.path, "--commands", service.commands, "--timeout", "2"],
+            takingInput: true)
+        defer { if client.isRunning { client.send(signal: SIGKILL) } }
+        // The service logs a refusal before it answers the handshake: the line comes after it.
+        try service.process.waitForLine(containing: "key=\(strangerKey.z85): the client key is not in")
+        let written = ContinuousClock.now
+        try client.write(input: String(decoding: Self.bodies("cv-late")[0].json, as: UTF8.self) + "\n", closing: true)
+        // Timed to the process's end: its pipes may close later, held by children other tests start.
+        while client.isRunning, ContinuousClock.now - written < .seconds(20) { usleep(10_000) }
+        let elapsed = ContinuousClock.now - written
+        let exitCode = client.waitForExit(timeout: 10)
+        #expect(exitCode == 2, "still running: \(exitCode == nil); \(client.log)")
+        #expect(elapsed >= .seconds(2) && elapsed < .seconds(4), "\(elapsed)")
+        #expect(client.log.contains("the service refused this key's CURVE handshake (status 400)"), "\(client.log)")
+        #expect(service.isRunning)
+    }
+
     /// `strata up` on a CURVE key file: the projectors connect with a key's client pair, and
     /// `strata demo` runs through it, the read models converging on the head.
     @Test func upAndDemoRunOverCurve() throws {

@@ -120,6 +120,55 @@ import Testing
         #expect(try service.store().head() == 102)
     }
 
+    /// The documented client with a CURVE key the service does not admit raises its TimeoutError
+    /// once its attempts are spent. libzmq drops a connection whose key was refused and never
+    /// makes it again, so the DEALER has nowhere to queue what is sent after it, and the client's
+    /// waiting send of the same bytes again, after the first attempt got no reply, blocked for ever.
+    @Test func thePythonClientRefusedAtTheHandshakeTimesOut() throws {
+        let script = try Self.block(in: Self.protocolPage(), after: "```python", until: "```")
+        let data = try ChildProcess.temporaryDirectory("strata-pyclient-refused")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data, curve: true)
+        let service = try ServiceProcess(dataDirectory: data)
+        defer { service.stop() }
+        try script.write(to: data.appendingPathComponent("client.py"), atomically: true, encoding: .utf8)
+        let driver = data.appendingPathComponent("driver.py")
+        try Self.refusedDriver.write(to: driver, atomically: true, encoding: .utf8)
+
+        let run = try ChildProcess.run(
+            Self.python(), [driver.path],
+            environment: [
+                "STRATA_DATA": data.path, "STRATA_KEY": ServiceProcess.Keys.service,
+                "STRATA_COMMANDS": service.commands,
+            ],
+            deadline: 30)
+        #expect(run.exitCode == 0, "stdout:\n\(run.stdout)\nstderr:\n\(run.stderr)")
+        #expect(run.stdout == "timed out: 1 commands unanswered after 2 attempts\n", "\(run.stdout)")
+    }
+
+    /// Sends one command through the documented client, over CURVE with a client pair of its own
+    /// that no key file holds, and waits 1 s for its reply twice.
+    static let refusedDriver = """
+        import json, os, sys
+        import zmq
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from client import StrataClient, command
+
+        data, key_id = os.environ["STRATA_DATA"], os.environ["STRATA_KEY"]
+        keys = json.load(open(data + "/keys.json"))
+        secret = next(k["secret"] for k in keys["keys"] if k["id"] == key_id)
+        context = zmq.Context()  # its options are every new socket's
+        context.curve_serverkey = keys["curveServer"]["public"].encode()
+        context.curve_publickey, context.curve_secretkey = zmq.curve_keypair()
+        client = StrataClient(os.environ["STRATA_COMMANDS"], key_id, secret, context)
+        client.send(command("refused-1", "ApproveAgent", "root", {"agentId": "nobody"}))
+        try:
+            client.replies(timeout_ms=1000, attempts=2)
+        except TimeoutError as error:
+            print("timed out: %s" % error, flush=True)
+
+        """
+
     /// Drives the documented client: connected, then (the service stopped) 50 commands sent,
     /// then (the service killed and started again) 50 more, then every reply collected.
     static let restartDriver = """

@@ -86,7 +86,8 @@ enum SendCommand {
     /// `largestBody` is not sent: its reply, in its place, is the refusal the service gives a body
     /// too large, without an id as the service's has none (it does not read the body).
     ///
-    /// `timeoutSeconds` bounds the wait for a reply while one is awaited, not the wait for input.
+    /// `timeoutSeconds` bounds the wait for a reply while one is awaited, not the wait for input;
+    /// a body libzmq cannot take yet is awaited too, and nothing is read past it until it is sent.
     /// Input that fails partway is reported once the replies to what was sent have come. A
     /// connection lost while replies are awaited ends it at once, when the client watches its
     /// connections: those replies never come.
@@ -102,6 +103,10 @@ enum SendCommand {
         var awaited = 0
         var deadline = ContinuousClock.now
         var inputFailure: CommandFailure?
+        // A body libzmq could not take: a DEALER whose handshake failed for good (a key the
+        // service refused) has no connection to queue it on, and a send that waited blocked past
+        // the time-out, for ever.
+        var unsent: [UInt8]?
         // A connection that ended while nothing was awaited lost nothing. The demo sends in
         // phases over one client: a service restarted between them was taken for a connection
         // lost under the next phase, whose commands the new connection carried and the service
@@ -123,10 +128,11 @@ enum SendCommand {
             }
         }
         while true {
-            while awaited < window, let line = bodies.next() {
+            if let body = unsent, try client.send(body, wait: false) { unsent = nil }
+            while unsent == nil, awaited < window, let line = bodies.next() {
                 switch line {
                 case .body(let body):
-                    try client.send(body)
+                    if try !client.send(body, wait: false) { unsent = body }
                     if awaited == 0 { deadline = .now + .seconds(timeoutSeconds) }
                     awaited += 1
                     queue.append(nil)
@@ -135,12 +141,13 @@ enum SendCommand {
                 }
             }
             passRefusedHere()
-            let input = awaited < window ? bodies.descriptor : nil
+            let input = awaited < window && unsent == nil ? bodies.descriptor : nil
             if awaited == 0 && input == nil { break }
             let wait = awaited == 0 ? -1 : max(0, Int((deadline - .now) / .milliseconds(1)) + 1)
             let sockets = [client.socket] + (client.connections.map { [$0.socket] } ?? [])
             let ready = try zmqPollReadable(
-                sockets, descriptors: input.map { [$0] } ?? [], timeoutMilliseconds: wait)
+                sockets, descriptors: input.map { [$0] } ?? [], orWritable: unsent == nil ? nil : client.socket,
+                timeoutMilliseconds: wait)
             func takeReplies() throws {
                 while let reply = try client.receive(timeoutMilliseconds: 0) {
                     head += 1
@@ -165,7 +172,7 @@ enum SendCommand {
                             + "journal as a duplicate")
                 }
             }
-            if ready.contains(sockets.count) {
+            if input != nil && ready.contains(sockets.count) {
                 do throws(CommandFailure) { try bodies.read() } catch { inputFailure = error }
             }
             if ready.contains(0) {
@@ -173,12 +180,38 @@ enum SendCommand {
                 deadline = .now + .seconds(timeoutSeconds)
             } else if awaited > 0 && ContinuousClock.now >= deadline {
                 throw CommandFailure.environment(
-                    "no reply from \(endpoint) within \(timeoutSeconds) s "
-                        + "(\(answered) answered, \(awaited) awaited); is strata serve running"
-                        + (curve ? ", and does its key file hold this key's \"curvePublic\"?" : "?"))
+                    "no reply from \(endpoint) within \(timeoutSeconds) s (\(answered) answered, \(awaited) awaited): "
+                        + why(client.connections?.reach, curve: curve))
             }
         }
         if let inputFailure { throw inputFailure }
+    }
+
+    /// Why no reply came, as far as the client's connections tell: each cause has its own
+    /// remedy, and a key the service refused is one only the handshake can name (a service not
+    /// running was once told to check its key file for the key's "curvePublic").
+    static func why(_ reach: ConnectionWatch.Reach?, curve: Bool) -> String {
+        switch reach {
+        case nil:
+            return "is strata serve running?"
+        case .noConnection?:
+            return "no connection to it could be made; is strata serve running there, and reachable from here?"
+        case .connectedWithoutHandshake?:
+            return "a connection was made, but no handshake completed on it: the service may be suspended or "
+                + "overloaded, or this is not a strata service's commands endpoint"
+        case .keyRefused(let status)?:
+            return "the service refused this key's CURVE handshake (status \(status)): its key file does not hold "
+                + "this key's \"curvePublic\", or did not when this connected (libzmq does not try again)"
+        case .handshakeFailed?:
+            return curve
+                ? "every connection made failed its CURVE handshake; is the key file's \"curveServer\" public key "
+                    + "this service's, and does the service run CURVE?"
+                : "every connection made failed its handshake; does the service run CURVE (its key file has "
+                    + "\"curveServer\": give this key file the service's public key and this key a CURVE pair)?"
+        case .established?:
+            return "the service took the connection but has not answered (overloaded, or suspended?); "
+                + "sending the same commands again is safe"
+        }
     }
 
     /// The input to read lines from: standard input for `-`, else the file, opened now so that
