@@ -184,7 +184,7 @@ public final class Projector: Sendable {
             subscriber: &subscriber, resubscribe: { [self] () throws(ProjectorError) in
                 try makeSubscriber(connections.context)
             }, isStopping: { [self] in isStopping })
-        follower.logCountedCatchUps()
+        follower.logCountedLines()
         checkpointAtEnd.store(follower.database.checkpoint, ordering: .releasing)
         outcome.withLock { $0 = exit }
     }
@@ -280,6 +280,8 @@ private struct Follower {
     private var diskFull = false
     /// The catch-ups logged, and those counted for a line to come.
     private var catchUpLines = CatchUpLines()
+    /// The unreadable messages logged, and those counted for a line to come.
+    private var unreadable = UnreadableMessages()
 
     init(
         database: ProjectionDatabase, projections: [any Projection], history: any HistorySource,
@@ -327,6 +329,7 @@ private struct Follower {
 
         while !isStopping() {
             for line in catchUpLines.due(at: .now) { logger.info(line) }
+            for line in unreadable.due(at: .now) { logger.warning(line) }
             do {
                 if try reopenIfDisplaced() { needsHistory = .fileOpenedAgain }
             } catch {
@@ -422,7 +425,7 @@ private struct Follower {
                         continue
                     }
                     guard let event = try? RecordedEvent.fromBus(frames[1]) else {
-                        logger.warning("dropped an unreadable message on topic \(String(decoding: frames[0], as: UTF8.self))")
+                        if let line = unreadable.dropped(topic: frames[0], at: .now) { logger.warning(line) }
                         continue
                     }
                     if event.position < expected {
@@ -483,9 +486,10 @@ private struct Follower {
         return .stopped
     }
 
-    /// Logs the catch-ups counted and not yet logged: the loop has ended.
-    mutating func logCountedCatchUps() {
+    /// Logs the catch-ups and unreadable messages counted and not yet logged: the loop has ended.
+    mutating func logCountedLines() {
         for line in catchUpLines.remaining(at: .now) { logger.info(line) }
+        for line in unreadable.remaining(at: .now) { logger.warning(line) }
     }
 
     /// Opens the file again when its path no longer names the one open (at most once a second):

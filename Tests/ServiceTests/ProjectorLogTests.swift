@@ -1,3 +1,4 @@
+import Bus
 import CommandService
 import Foundation
 import ProjectorRuntime
@@ -51,6 +52,49 @@ import Testing
         #expect(each.count == 1, "\(projector.log)")
         #expect(counted.count <= 1, "\(projector.log)")
         #expect(counted.allSatisfy { $0.contains(" more time") && $0.contains("position=\(head)") }, "\(projector.log)")
+        #expect(lines.count < 12, "\(projector.log)")
+    }
+
+    /// Whoever can publish on the events endpoint a projector reads (a foreign publisher, a
+    /// damaged stream) sends what is not an event: the projector logged a line per message, the
+    /// topic as it came, so a flood of them grew its log and a topic with a line break forged a
+    /// line. Now the first is logged with its topic escaped, and the rest are counted into one line.
+    @Test func unreadableMessagesAreCountedAndTheirTopicCannotForgeALine() throws {
+        let system = try System("unreadable")
+        let publisher = try ZMQSocket(system.context, .publisher)
+        defer { publisher.close() }
+        try publisher.bind("tcp://127.0.0.1:*")
+        let projector = try StrataProcess(
+            ["project", "readmodels", "--data", system.data.path, "--events", try publisher.lastEndpoint()]
+                + ["--history", system.service.history, "--key", ServiceProcess.Keys.service])
+        defer { projector.stop() }
+        try projector.waitForLine(containing: "ready name=readmodels")
+
+        let forged = "2026-11-23T00:00:00.000Z error project: forged"
+        let message: [[UInt8]] = [Array("loan.LoanApproved\n\(forged)".utf8), Array("not an event".utf8)]
+        // A subscriber hears only what is sent once it has connected: send until it has.
+        let deadline = Date().addingTimeInterval(30)
+        while !projector.log.contains("dropped an unreadable message") && Date() < deadline {
+            _ = try publisher.send(message)
+            usleep(20_000)
+        }
+        for _ in 0..<200 { _ = try publisher.send(message) }
+        // Read in order: the projector reaches the events behind this heartbeat once it has read
+        // every message before it.
+        try system.send(system.workload.setup())
+        let head = try system.service.store().head()
+        _ = try publisher.send(Heartbeat(head: head).frames)
+        try system.waitForCheckpoint("readmodels", head)
+        projector.send(signal: SIGTERM)
+        #expect(projector.waitForExit(timeout: 20) == 0, "\(projector.log)")
+
+        let lines = projector.log.split(separator: "\n")
+        let each = lines.filter { $0.contains("dropped an unreadable message on the events endpoint topic=") }
+        let counted = lines.filter { $0.contains("on the events endpoint ") && $0.contains(" more time") }
+        #expect(each.count == 1, "\(projector.log)")
+        #expect(each.first?.hasSuffix(#"topic="loan.LoanApproved\n\#(forged)""#) == true, "\(projector.log)")
+        #expect(counted.count == 1, "\(projector.log)")
+        #expect(lines.allSatisfy { !$0.hasPrefix(forged) }, "\(projector.log)")
         #expect(lines.count < 12, "\(projector.log)")
     }
 }
