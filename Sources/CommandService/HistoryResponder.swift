@@ -55,6 +55,10 @@ final class HistoryResponder {
     private let opener: (any PersonalDataOpening)?
     private let metrics: ServiceMetrics?
     private var dropped = DroppedReplies()
+    /// Requests refused for a store or a key store that cannot be read, by what could not be:
+    /// a client that asks again while it lasts (a projector asks every second) had a line logged
+    /// for each request. The last error of each kind is told.
+    private var failures = RepeatedLines(empty: "")
     private let held = HeldBytes()
     let endpoint: String
 
@@ -86,6 +90,7 @@ final class HistoryResponder {
         var reportedHeld = 0
         while !control.isStopping {
             if let line = dropped.due(at: .now) { control.logger.log(line.level, line.text) }
+            for failure in failures.due(at: .now) { control.logger.error(Self.line(failure)) }
             let heldNow = held.bytes
             if heldNow != reportedHeld {
                 metrics?.heldHistoryReplies(heldNow)
@@ -108,6 +113,7 @@ final class HistoryResponder {
             metrics?.answeredHistory(answered)
             if wasEmpty && !backlog.isEmpty { retry = 2 }
         }
+        for failure in failures.remaining(at: .now) { control.logger.error(Self.line(failure)) }
         router.close()
     }
 
@@ -159,7 +165,7 @@ final class HistoryResponder {
             // Read after the page, so the head is never behind the events it comes with.
             head = try store.head()
         } catch {
-            control.logger.error("history: cannot read the store: \(error)")
+            failed("cannot read the store", "\(error)")
             return .failure(StrataError(.internal, reason: "STORE_FAILURE", "history could not be read: \(error)"))
         }
         guard request.open else { return .success(Self.page(spliced: spliced, head: head)) }
@@ -170,9 +176,24 @@ final class HistoryResponder {
         case .success(let opened):
             return .success(Self.page(spliced: spliced, head: head, opened: opened))
         case .failure(let error):
-            control.logger.error("history: \(error.message)")
+            failed("cannot open personal data", error.message)
             return .failure(error)
         }
+    }
+
+    /// Logs a request refused as the store or the key store could not be read: the first of
+    /// `kind` at once, the others gathered (`failures`).
+    private func failed(_ kind: String, _ message: String) {
+        switch failures.note(kind, at: .now, adding: { $0 = message }) {
+        case .first: control.logger.error("history: \(kind): \(message)")
+        case .counted: break
+        case .gathered(let gathered): control.logger.error(Self.line(gathered))
+        }
+    }
+
+    /// `history: cannot read the store 41 more times in 60 s, the last: …`.
+    private static func line(_ gathered: RepeatedLines<String>.Gathered) -> String {
+        "history: \(gathered.kind) \(gathered.moreTimes) in \(gathered.seconds) s, the last: \(gathered.tally)"
     }
 
     /// The `opened` member of a page: each event's sealed fields in clear, by position. A
