@@ -13,6 +13,12 @@ import Synchronization
 /// fails is logged once (and once more when writing works again); the process goes on, as
 /// metrics are not worth stopping a service for. The first write happens in `start`, so a
 /// path that cannot be written at all is refused at start instead.
+///
+/// Only a regular file is replaced, or a path where nothing is yet: something else there (a
+/// FIFO, a device, a socket) is refused, and never opened. `AtomicFile` writes into such a
+/// path as a shell's `>` would, and opening a FIFO without a reader to write it waits for one:
+/// `serve --metrics-file` naming one hung at its start, and a later write blocked the thread
+/// that a graceful stop waits for.
 final class MetricsFile: Sendable {
     static let defaultIntervalSeconds: Int64 = 5
 
@@ -95,10 +101,31 @@ final class MetricsFile: Sendable {
     }
 
     private func writeOnce() throws {
+        try Self.requireRegularFile(path)
         try writing.withLock { _ in
             beforeWrite()
             // 0644: the collector usually runs as another user.
             try AtomicFile.write(path, contents: Array(registry.rendered().utf8), mode: 0o644, synchronizing: false)
         }
+    }
+
+    /// Refuses (exit 2) a path that leads, its links followed, to something other than a
+    /// regular file, naming what is there.
+    static func requireRegularFile(_ path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }  // nothing there yet, or a write will say
+        let what: String
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFIFO: what = "a FIFO"
+        case S_IFDIR: what = "a directory"
+        case S_IFCHR: what = "a character device"
+        case S_IFBLK: what = "a block device"
+        case S_IFSOCK: what = "a socket"
+        default: what = "not a regular file"
+        }
+        throw CommandFailure.environment(
+            "\(path) is \(what): the metrics file is replaced whole at each write, so it must be a regular file "
+                + "or a path where nothing is yet")
     }
 }

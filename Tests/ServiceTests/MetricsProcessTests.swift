@@ -581,6 +581,36 @@ import Workloads
         #expect(status.exitCode == 0, "\(status.stdout)\(status.stderr)")
         #expect(try ServiceProcess(dataDirectory: data).stop() == 0)
     }
+
+    /// A metrics path where a FIFO is (and no reader), or a device: opening a FIFO to write
+    /// waits for a reader, so `serve` hung at its start, before it listened or said why. Each
+    /// is refused at start (exit 2) naming what is there, and left as it was.
+    @Test func aMetricsFileThatIsNotARegularFileIsRefusedAtStart() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-metrics-fifo")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let fifo = data.appendingPathComponent("serve.prom").path
+        try #require(mkfifo(fifo, 0o644) == 0)
+        let link = data.appendingPathComponent("link.prom").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "serve.prom")
+
+        let any = "tcp://127.0.0.1:*"
+        let endpoints = ["--commands", any, "--events", any, "--history", any]
+        for (command, path, what) in [
+            (["serve"], fifo, "a FIFO"), (["serve"], link, "a FIFO"), (["project", "audit"], fifo, "a FIFO"),
+            (["serve"], "/dev/null", "a character device"),
+        ] {
+            let arguments = command + ["--data", data.path, "--metrics-file", path]
+                + (command == ["serve"] ? endpoints : Array(endpoints.dropFirst(2)))
+            let process = try StrataProcess(arguments)
+            let exit = process.waitForExit(timeout: 20)
+            if exit == nil { process.stop() }
+            #expect(exit == 2, "\(arguments): \(process.log)")
+            #expect(process.log.contains("--metrics-file: \(path) is \(what): "), "\(arguments): \(process.log)")
+        }
+        var info = stat()
+        #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+    }
 }
 
 /// The file parsed strictly; a failure names the text.
