@@ -22,6 +22,7 @@ extension Configuration {
     /// and agents): a key narrowed to other roles would see every such command refused
     /// (FORBIDDEN KEY_ROLE_NOT_PERMITTED), so none is chosen, and one named is refused here.
     func signingKey(for scope: KeyFile.Scope, actingFor roles: [Role] = []) throws -> SigningKey {
+        try WorkingDirectoryKeyFile.requireNone(self)
         let keys = try ServeCommand.readKeyFile(keysFile)
         let roleNames = roles.map(\.rawValue).joined(separator: " and ")
         if let id = key {

@@ -23,6 +23,9 @@ public struct Configuration: Sendable, Equatable {
     /// path: versions before paths in a config file were taken from its directory read this one
     /// from the working directory (`WorkingDirectoryHistory`).
     public var dataDirectoryAsWritten: String? = nil
+    /// The key file as the config file wrote it, when it came from there as a relative path
+    /// (`WorkingDirectoryKeyFile`).
+    public var keysFileAsWritten: String? = nil
 
     public static let defaultDataDirectory = "./data"
     public static let defaultCommandsEndpoint = "tcp://127.0.0.1:7701"
@@ -99,6 +102,7 @@ public struct Configuration: Sendable, Equatable {
         let dataFlag = setting("data", "STRATA_DATA")
         let dataDirectory = dataFlag ?? file["data"] ?? defaultDataDirectory
         let dataAsWritten = dataFlag == nil ? file.relativePaths["data"] : nil
+        let keysFlag = setting("keys", "STRATA_KEYS")
         var configFile = explicitConfig
         if explicitConfig == nil {
             let implicit = implicitConfigFile(in: dataDirectory)
@@ -113,14 +117,15 @@ public struct Configuration: Sendable, Equatable {
         }
         return Configuration(
             dataDirectory: dataDirectory,
-            keysFile: setting("keys", "STRATA_KEYS") ?? file["keys"] ?? dataDirectory + "/keys.json",
+            keysFile: keysFlag ?? file["keys"] ?? dataDirectory + "/keys.json",
             commandsEndpoint: setting("commands", "STRATA_COMMANDS") ?? file["commands"] ?? defaultCommandsEndpoint,
             eventsEndpoint: setting("events", "STRATA_EVENTS") ?? file["events"] ?? defaultEventsEndpoint,
             historyEndpoint: setting("history", "STRATA_HISTORY") ?? file["history"] ?? defaultHistoryEndpoint,
             key: setting("key", "STRATA_KEY") ?? file["key"],
             configFile: configFile,
             domain: file.domain,
-            dataDirectoryAsWritten: dataAsWritten)
+            dataDirectoryAsWritten: dataAsWritten,
+            keysFileAsWritten: keysFlag == nil ? file.relativePaths["keys"] : nil)
     }
 
     static func readConfigFile(_ path: String) throws(UsageError) -> ConfigFile {

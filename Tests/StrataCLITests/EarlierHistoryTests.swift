@@ -84,4 +84,38 @@ import Testing
              "--config", config], in: place, expecting: 0)
         #expect(FileManager.default.fileExists(atPath: moved + "/events.db"))
     }
+
+    /// A relative `keys` in a config file moved the same way: `serve` called the key file missing
+    /// and advised `strata keys new`, which would have begun a key file without the clients' keys
+    /// beside the one they use. The commands that read or make the key file name both readings.
+    @Test func aConfigFilesRelativeKeyFileThatMovedIsNamedInBothReadings() throws {
+        let place = try ChildProcess.temporaryDirectory("strata-config-keys")
+        defer { try? FileManager.default.removeItem(at: place) }
+        let working = place.appendingPathComponent("work")
+        try FileManager.default.createDirectory(atPath: place.path + "/etc", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: working, withIntermediateDirectories: true)
+        let data = working.path + "/data"
+        _ = try strata(
+            ["keys", "new", "svc", "--scope", "commands,history", "--keys", "keys.json", "--data", data], in: working,
+            expecting: 0)
+        let config = place.path + "/etc/strata.json"
+        try writeConfig(["data": data, "keys": "keys.json"], to: config)
+        let moved = place.path + "/etc/keys.json"
+
+        let ports = try (0..<3).map { _ in try freeLoopbackPort() }
+        let endpoints = zip(["--commands", "--events", "--history"], ports).flatMap { [$0, "tcp://127.0.0.1:\($1)"] }
+        for command in [["serve"] + endpoints, ["project", "audit"], ["keys", "new", "other", "--scope", "history"]] {
+            let refused = try strata(command + ["--config", config], in: working, expecting: 2)
+            #expect(refused.stderr.contains("sets keys to 'keys.json', which is \(moved)"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("from the working directory"), "\(refused.stderr)")
+            #expect(!refused.stderr.contains("create a key with"), "\(refused.stderr)")
+        }
+        // Nothing was made where the config file now points.
+        #expect(!FileManager.default.fileExists(atPath: moved))
+
+        // Where the working directory holds no key file, the config file's directory is the place.
+        _ = try strata(["keys", "new", "other", "--scope", "history", "--config", config], in: place, expecting: 0)
+        #expect(FileManager.default.fileExists(atPath: moved))
+    }
 }
+

@@ -56,6 +56,8 @@ enum KeysCommand {
         }
 
         let path = configuration.keysFile
+        // Not a new key file beside the one a config file named before its paths moved.
+        try WorkingDirectoryKeyFile.requireNone(configuration)
         var pair: CurveKeyPair?
         var createdServer: CurveKeyPair?
         // Keys made before the service's pair have none of their own, and cannot connect once it runs CURVE.

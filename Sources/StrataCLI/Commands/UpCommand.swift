@@ -80,6 +80,7 @@ enum UpCommand {
         try requireConnectable(configuration.historyEndpoint, "history")
         // Before the key file, which the same config file may also name elsewhere now.
         try WorkingDirectoryHistory.requireNone(configuration)
+        try WorkingDirectoryKeyFile.requireNone(configuration)
         try ServeCommand.requireServiceCopy(ServeCommand.readKeyFile(configuration.keysFile), configuration.keysFile)
         _ = try configuration.signingKey(for: .history)
 
