@@ -97,4 +97,47 @@ import Testing
         #expect(lines.allSatisfy { !$0.hasPrefix(forged) }, "\(projector.log)")
         #expect(lines.count < 12, "\(projector.log)")
     }
+
+    /// A heartbeat behind the projector's checkpoint (sent before the events it has applied, or
+    /// a store gone back) has it ask history; where history holds more than the bus brought, it
+    /// applies them and says so. A soak's projector logged such a line each time, 1,175 of its
+    /// 1,317 lines; they are gathered like every kind of catch-up.
+    @Test func catchUpsForAStaleHeartbeatAreCountedRatherThanLoggedEach() throws {
+        let system = try System("stale-heartbeat")
+        let publisher = try ZMQSocket(system.context, .publisher)
+        defer { publisher.close() }
+        try publisher.bind("tcp://127.0.0.1:*")
+        let projector = try StrataProcess(
+            ["project", "readmodels", "--data", system.data.path, "--events", try publisher.lastEndpoint()]
+                + ["--history", system.service.history, "--key", ServiceProcess.Keys.service])
+        defer { projector.stop() }
+        try projector.waitForLine(containing: "ready name=readmodels")
+        try system.send(system.workload.setup())
+        let setUp = try system.service.store().head()
+        // A subscriber hears only what is sent once it has connected: send until it has.
+        let deadline = Date().addingTimeInterval(30)
+        while try system.checkpoint("readmodels") < setUp && Date() < deadline {
+            _ = try publisher.send(Heartbeat(head: setUp).frames)
+            usleep(50_000)
+        }
+        // Each round the store moves on and the bus brings only a heartbeat from before.
+        let rounds = 20
+        for round in 0..<rounds {
+            try system.send(system.workload.loan(round))
+            let head = try system.service.store().head()
+            _ = try publisher.send(Heartbeat(head: setUp).frames)
+            try system.waitForCheckpoint("readmodels", head)
+        }
+        projector.send(signal: SIGTERM)
+        #expect(projector.waitForExit(timeout: 20) == 0, "\(projector.log)")
+
+        let lines = projector.log.split(separator: "\n")
+        let each = lines.filter { $0.contains("caught up through history to check the heartbeat's head \(setUp)") }
+        let counted = lines.filter { $0.contains("caught up through history to check a heartbeat's head behind") }
+        #expect(each.count == 1, "\(projector.log)")
+        #expect(counted.count <= 1, "\(projector.log)")
+        #expect(lines.count < 15, "\(projector.log)")
+        print("stale heartbeats: \(rounds) rounds, \(lines.count) lines:\n\(projector.log)")
+    }
 }
+
