@@ -6,7 +6,9 @@ import StrataSQLite
 /// costs an array index; SQL given as text goes through the connection's cache by text.
 final class SQLiteProjectionTables: ProjectionTables {
     let connection: SQLiteConnection
-    private var prepared: [SQLiteStatement?] = []
+    /// Used by one thread at a time, as the class is not `Sendable`: not checked for
+    /// exclusive access at run time, which cost a check per statement run.
+    @exclusivity(unchecked) private var prepared: [SQLiteStatement?] = []
 
     init(connection: SQLiteConnection) {
         self.connection = connection
@@ -60,31 +62,45 @@ final class SQLiteProjectionTables: ProjectionTables {
     /// bindings) before the text they point into goes away. The text of the values is laid
     /// one after the other in one temporary buffer (on the stack when it is small), so that
     /// binding text costs SQLite no allocation and no copy of its own.
+    ///
+    /// The values are read in place: a `for` over them, or a `var` to reach a string's UTF-8,
+    /// copied each one, a retain and a release of every string.
     private func withBound<T>(
         _ values: [ProjectionValue], to statement: SQLiteStatement, _ body: () throws -> T
     ) throws -> T {
-        var length = 0
-        for case .text(let value) in values { length += value.utf8.count }
-        return try withUnsafeTemporaryAllocation(byteCount: length, alignment: 1) { text in
-            defer { statement.reset() }
-            var offset = 0
-            for (position, value) in values.enumerated() {
-                let index = Int32(position + 1)
-                switch value {
-                case .null: try statement.bind(.null, at: index)
-                case .integer(let number): try statement.bind(number, at: index)
-                case .text(var value):
-                    let bytes = value.withUTF8 { utf8 in
-                        let bytes = UnsafeMutableRawBufferPointer(rebasing: text[offset..<(offset + utf8.count)])
-                        bytes.copyMemory(from: UnsafeRawBufferPointer(utf8))
-                        return UnsafeRawBufferPointer(bytes)
-                    }
-                    try statement.bind(unretainedUTF8: bytes, at: index)
-                    offset += bytes.count
-                }
+        try values.withUnsafeBufferPointer { values in
+            var length = 0
+            for index in values.indices {
+                if case .text(let value) = values[index] { length += value.utf8.count }
             }
-            return try body()
+            return try withUnsafeTemporaryAllocation(byteCount: length, alignment: 1) { text in
+                defer { statement.reset() }
+                var offset = 0
+                for index in values.indices {
+                    let parameter = Int32(index + 1)
+                    switch values[index] {
+                    case .null: try statement.bind(.null, at: parameter)
+                    case .integer(let number): try statement.bind(number, at: parameter)
+                    case .text(let value):
+                        let count = value.utf8.count
+                        let bytes = UnsafeMutableRawBufferPointer(rebasing: text[offset..<(offset + count)])
+                        Self.copyUTF8(of: value, to: bytes)
+                        try statement.bind(unretainedUTF8: UnsafeRawBufferPointer(bytes), at: parameter)
+                        offset += count
+                    }
+                }
+                return try body()
+            }
         }
+    }
+
+    /// Copies the UTF-8 of `value` (`bytes.count` long) into `bytes`, from the string's own
+    /// storage when it is contiguous (a native string always is).
+    private static func copyUTF8(of value: String, to bytes: UnsafeMutableRawBufferPointer) {
+        let copied: Void? = value.utf8.withContiguousStorageIfAvailable { utf8 in
+            bytes.copyMemory(from: UnsafeRawBufferPointer(utf8))
+        }
+        if copied == nil { bytes.copyBytes(from: value.utf8) }
     }
 }
 
