@@ -8,13 +8,18 @@ import Testing
 /// many lines had been handed out after each chunk.
 private func lines(fedAs chunks: [[UInt8]]) throws -> (lines: [InputLine], afterChunk: [Int]) {
     var ends: [Int32] = [0, 0]
+    // Closed on exec, so that no child another test starts keeps the write end once it runs.
     try #require(pipe(&ends) == 0)
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
     defer { close(ends[0]) }
     var bodies = StreamedBodies(descriptor: ends[0], name: "the pipe")
     var lines: [InputLine] = []
-    func readAll() throws {
+    // Once the write end is closed, waits for the end of the input: a child another test is
+    // starting holds a copy of every descriptor until it has made its own, for as long as a
+    // loaded machine takes, and the end comes only then.
+    func readAll(untilTheEnd: Bool = false) throws {
         var waiting = pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)
-        while bodies.descriptor != nil && poll(&waiting, 1, 0) > 0 {
+        while bodies.descriptor != nil && poll(&waiting, 1, untilTheEnd ? 30_000 : 0) > 0 {
             try bodies.read()
             while let line = bodies.next() { lines.append(line) }
         }
@@ -32,7 +37,7 @@ private func lines(fedAs chunks: [[UInt8]]) throws -> (lines: [InputLine], after
         afterChunk.append(lines.count)
     }
     close(ends[1])
-    try readAll()
+    try readAll(untilTheEnd: true)
     #expect(bodies.descriptor == nil, "the end of the input is seen")
     return (lines, afterChunk)
 }
