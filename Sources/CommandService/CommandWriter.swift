@@ -62,6 +62,8 @@ public final class CommandWriter {
         /// Why a committed erasure's key could not be destroyed yet (it is tried again when
         /// the cache is next rebuilt, at the latest when the service starts again).
         public var erasureFailure: String?
+        /// What the cache of folded streams held once the batch was decided, for metrics.
+        public var cache = CacheFootprint()
         /// What the batch was worked from, for the thread that takes the batch on to let go of.
         var retired: Retired?
 
@@ -130,6 +132,12 @@ public final class CommandWriter {
     /// goes on: failing the batch for it would fail every command that shared a batch with
     /// it, again at each of its retries.
     public func process(_ batch: [Pending]) -> Committed {
+        var committed = decideAndCommit(batch)
+        committed.cache = cacheFootprint
+        return committed
+    }
+
+    private func decideAndCommit(_ batch: [Pending]) -> Committed {
         cache.trimIfNeeded()
         let clockNow = clock.now()
         let now = max(clockNow, lastInstant ?? clockNow)
@@ -344,8 +352,18 @@ public final class CommandWriter {
     /// 100,000 of the shortest.
     public static let defaultCacheBytes = 64 << 20
 
-    /// What the cache of folded streams holds now: how many, and their estimated size.
-    public var cacheFootprint: (streams: Int, bytes: Int) { (cache.heldStreams, cache.heldBytes) }
+    /// What the cache of folded streams holds: how many, their estimated size
+    /// (`StreamFootprint`), and how many streams were read from the store since the writer
+    /// started, one for each miss.
+    public struct CacheFootprint: Sendable, Equatable {
+        public var streams = 0
+        public var bytes = 0
+        public var folded = 0
+    }
+
+    public var cacheFootprint: CacheFootprint {
+        CacheFootprint(streams: cache.heldStreams, bytes: cache.heldBytes, folded: cache.foldedStreams)
+    }
 
     /// Whether a committed erasure is not complete yet: its key not deleted, or the key
     /// store's WAL, which may still hold it, not truncated.

@@ -178,7 +178,9 @@ final class PublisherThread {
             // A batch the store refused committed nothing: its zero is no commit's time.
             tally.commitDuration = committed.failure == nil ? committed.commitDuration : nil
             tally.batchDuration = turn.batchDuration
+            tally.cache = committed.cache
             metrics.record(tally)
+            tally.reportedFolds = committed.cache.folded
             tally.reset()
         }
     }

@@ -23,6 +23,9 @@ public final class ServiceMetrics: Sendable {
     private let historyHeld: MetricSet.Gauge
     private let commandsHeld: MetricSet.Gauge
     private let refusalsUnanswered: MetricSet.Counter
+    private let cacheStreams: MetricSet.Gauge
+    private let cacheBytes: MetricSet.Gauge
+    private let streamsFolded: MetricSet.Counter
 
     /// Commands per group commit: up to the writer's batch limit (2,000 by default).
     public static let batchBuckets: [Double] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000]
@@ -102,9 +105,36 @@ public final class ServiceMetrics: Sendable {
                         + "too).")
             )
         }
+        (cacheStreams, cacheBytes, streamsFolded) = registry.update { metrics in
+            let families = Self.cacheFamilies(&metrics)
+            // Every series from the start, so that a rate over the misses needs no first one.
+            metrics.set(families.0, 0)
+            metrics.set(families.1, 0)
+            metrics.add(families.2, 0)
+            return families
+        }
     }
 
     static let droppedReasons = ["peer_full", "peer_gone"]
+
+    /// The writer's cache of folded streams (`StateCache`): how full it is by either of its
+    /// bounds, and how often it misses.
+    private static func cacheFamilies(
+        _ metrics: inout MetricSet
+    ) -> (MetricSet.Gauge, MetricSet.Gauge, MetricSet.Counter) {
+        (
+            metrics.gauge(
+                "strata_writer_cache_streams",
+                help: "Streams the writer holds folded, after the last batch; at most 100,000 are kept between batches."),
+            metrics.gauge(
+                "strata_writer_cache_bytes",
+                help: "The estimated size of the streams the writer holds folded, after the last batch; past 64 MiB "
+                    + "they are dropped between batches and folded again as commands need them."),
+            metrics.counter(
+                "strata_writer_streams_folded_total",
+                help: "Streams the writer read from the store to decide by, one for each stream its cache lacked.")
+        )
+    }
 
     /// The head when the service starts, before any batch.
     func started(head position: Int64) {
@@ -123,6 +153,9 @@ public final class ServiceMetrics: Sendable {
             metrics.observe(batchSeconds, tally.batchDuration.seconds)
             metrics.add(eventsAppended, Double(tally.events))
             metrics.set(head, Double(tally.head))
+            metrics.set(cacheStreams, Double(tally.cache.streams))
+            metrics.set(cacheBytes, Double(tally.cache.bytes))
+            metrics.add(streamsFolded, Double(tally.cache.folded - tally.reportedFolds))
         }
     }
 
@@ -225,6 +258,10 @@ struct BatchTally {
     /// nil when the store refused the batch: there was no commit to time.
     var commitDuration: Duration?
     var batchDuration: Duration = .zero
+    /// The writer's cache after the batch, and the streams it had folded when the last batch was
+    /// recorded (kept by `reset`).
+    var cache = CommandWriter.CacheFootprint()
+    var reportedFolds = 0
 
     mutating func reset() {
         commands.removeAll(keepingCapacity: true)

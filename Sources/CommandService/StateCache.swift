@@ -35,6 +35,8 @@ struct StateCache {
     /// kept.
     private(set) var heldBytes = 0
     private var keptBytes = 0
+    /// Streams read from the store since the writer started: one for each miss.
+    private(set) var foldedStreams = 0
     /// A rebuild failed: the state may hold decisions that were never committed (a user's
     /// name in the directory, a loan's approval), so nothing may be decided on it until a
     /// rebuild succeeds.
@@ -103,6 +105,7 @@ struct StateCache {
             }
             loaded.insert(stream)
             heldBytes += StreamFootprint.perStream(stream)
+            foldedStreams += 1
         }
     }
 

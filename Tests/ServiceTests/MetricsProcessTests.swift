@@ -29,6 +29,8 @@ import Workloads
         #expect(initial.samples(named: "strata_commands_total").isEmpty)
         #expect(initial.value("strata_batch_commands_count") == 0)
         #expect(initial.value("strata_events_appended_total") == 0)
+        #expect(initial.value("strata_writer_streams_folded_total") == 0)
+        #expect(initial.value("strata_writer_cache_streams") == 0)
         let started = try #require(initial.value("strata_process_start_time_seconds", ["process": "serve"]))
         #expect(abs(started - Date().timeIntervalSince1970) < 120)
         #expect(initial.types["strata_commit_duration_seconds"] == "histogram")
@@ -105,6 +107,12 @@ import Workloads
         #expect(final.value("strata_commit_duration_seconds_count") == batches)
         #expect(final.value("strata_batch_duration_seconds_count") == batches)
         #expect(final.value("strata_process_start_time_seconds", ["process": "serve"]) == started)
+        // The admin, two agents, their ledgers and six accounts at least, each read from the store
+        // once and held since: nothing was dropped, as the cache is far from either bound.
+        let held = try #require(final.value("strata_writer_cache_streams"))
+        #expect(held >= 9, "\(held) streams held")
+        #expect(final.value("strata_writer_streams_folded_total") == held)
+        #expect(try #require(final.value("strata_writer_cache_bytes")) >= held * 320)
 
         // At debug level every decided command has its line, accepted ones with their positions.
         for line in lines {
