@@ -373,6 +373,10 @@ struct AmortizationScheduleTests {
             (1_000_000, 500, 2, .biMonthly, .reducing, "2028-02-10"),
             (1_000_005, 500, 2, .biMonthly, .flat, "2026-11-20"),
             (17_502_490, 500, 2, .monthly, .reducing, "2026-11-20"),
+            // Loans of a few cents, where A − interest is kept within 0…balance (docs/domain.md).
+            (2, 300, 4, .monthly, .reducing, "2026-11-20"),
+            (1_430, 434, 12, .weekly, .reducing, "2026-11-20"),
+            (151, 396, 7, .weekly, .reducing, "2026-08-03"),
         ]
         for (principal, rate, tenure, frequency, method, approvedOn) in tables {
             loans.append(

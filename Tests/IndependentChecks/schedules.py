@@ -19,6 +19,8 @@ The rules, as DOMAIN.md ("Loans", "Schedule") states them:
   which a Python float is) and rounded to a cent; each installment's interest =
   round(balance * monthlyRateBp * d / 300000) exactly; principal = A - interest; the
   last installment takes the whole remaining balance as principal with its own interest.
+  Before the last, a principal part is kept within 0…balance (docs/domain.md, Calculators),
+  which only a loan of a few cents reaches.
 - FLAT: I = round(P * monthlyRateBp * tenureMonths / 10000); interest I // n and
   principal P // n each, the last installment takes both remainders.
 - due date i = approvedOn + i * d days; remainingBalance = principal still owed.
@@ -63,7 +65,10 @@ def schedule(loan):
         balance = principal
         for number in range(1, n + 1):
             interest = round_half_away(Fraction(balance * rate_bp * days, 300000))
-            part = balance if number == n else emi - interest
+            # docs/domain.md: before the last installment a principal part is kept within
+            # 0…balance, since A − interest read literally can overpay a loan of a few cents
+            # (2 cents at 300 bp over 4 months would pay 1, 1, 1, −1).
+            part = balance if number == n else min(max(emi - interest, 0), balance)
             parts.append((part, interest))
             balance -= part
     elif method == "FLAT":
