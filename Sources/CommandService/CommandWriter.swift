@@ -131,6 +131,8 @@ public final class CommandWriter {
     /// cannot decode) is answered INTERNAL alone and not journaled, and the rest of the batch
     /// goes on: failing the batch for it would fail every command that shared a batch with
     /// it, again at each of its retries.
+    // Never inlined: profiles count the writer's work by this function (docs/performance.md).
+    @inline(never)
     public func process(_ batch: [Pending]) -> Committed {
         var committed = decideAndCommit(batch)
         committed.cache = cacheFootprint
