@@ -125,6 +125,24 @@ struct PenaltyAccrualTests {
         // 2027-02-01: #1 and #2 13 days each (360,349 × 13 / 1000 = 4,684.537 → 4,685).
         #expect(PenaltyAccrual.accrue(loan, on: date("2027-02-01")) == [4_685, 4_685, 0])
     }
+
+    /// An installment is held once per installment of every loan in the writer's cache, which is
+    /// bounded by bytes: it keeps its 64-byte layout, and gives back its entry's number, date and
+    /// amounts and any accrual date in years 1 to 9999.
+    @Test func anInstallmentTakesSixtyFourBytesAndKeepsWhatItWasGiven() {
+        #expect(MemoryLayout<InstallmentState>.stride == 64)
+        var installment = domainExampleInstallment()
+        #expect(installment.number == 1)
+        #expect(installment.dueDate == date("2026-12-20"))
+        #expect(installment.principalCents == 480_000 && installment.interestCents == 42_611)
+        #expect(installment.lastAccrualDate == nil)
+        for day in ["0001-01-01", "1969-12-31", "1970-01-01", "2026-12-20", "9999-12-31"] {
+            installment.lastAccrualDate = date(day)
+            #expect(installment.lastAccrualDate == date(day))
+        }
+        installment.lastAccrualDate = nil
+        #expect(installment.lastAccrualDate == nil)
+    }
 }
 
 @Suite("Payment allocation")

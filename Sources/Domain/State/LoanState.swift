@@ -2,23 +2,43 @@ import Events
 import StrataCore
 
 /// One installment of an approved loan and what has happened to it since.
+///
+/// Laid out in 64 bytes, not the 96 its schedule entry and dates took as they are: a loan's state
+/// holds one for each installment (52 for a weekly loan of a year), and the writer's cache is
+/// bounded by the bytes of what it holds (`StreamFootprint`), so a smaller installment is more
+/// loans held and fewer read again from the store. The number and the dates are kept as 32-bit
+/// integers (a `LocalDate` lies within years 1–9999, some 3.7 million days either side of 1970);
+/// the schedule's total and remaining balance, which nothing decides by, stay in the event.
 public struct InstallmentState: Sendable, Hashable {
-    public var entry: ScheduleEntry
+    private let storedNumber: Int32
+    private let dueDay: Int32
+    /// `noDay` until penalty was first accrued.
+    private var lastAccrualDay: Int32 = Self.noDay
+    public let principalCents: Int64
+    public let interestCents: Int64
     public var principalPaidCents: Int64 = 0
     public var interestPaidCents: Int64 = 0
     public var penaltyAccruedCents: Int64 = 0
     public var penaltyPaidCents: Int64 = 0
-    /// The last date penalty was accrued through (the last payment's paidOn).
-    public var lastAccrualDate: LocalDate?
+
+    private static let noDay = Int32.min
 
     public init(entry: ScheduleEntry) {
-        self.entry = entry
+        storedNumber = Int32(truncatingIfNeeded: entry.number)
+        dueDay = Int32(truncatingIfNeeded: entry.dueDate.daysSinceEpoch)
+        principalCents = entry.principalCents
+        interestCents = entry.interestCents
     }
 
-    public var number: Int { entry.number }
-    public var dueDate: LocalDate { entry.dueDate }
-    public var unpaidPrincipalCents: Int64 { entry.principalCents - principalPaidCents }
-    public var unpaidInterestCents: Int64 { entry.interestCents - interestPaidCents }
+    public var number: Int { Int(storedNumber) }
+    public var dueDate: LocalDate { LocalDate(daysSinceEpoch: Int(dueDay)) }
+    /// The last date penalty was accrued through (the last payment's paidOn).
+    public var lastAccrualDate: LocalDate? {
+        get { lastAccrualDay == Self.noDay ? nil : LocalDate(daysSinceEpoch: Int(lastAccrualDay)) }
+        set { lastAccrualDay = newValue.map { Int32(truncatingIfNeeded: $0.daysSinceEpoch) } ?? Self.noDay }
+    }
+    public var unpaidPrincipalCents: Int64 { principalCents - principalPaidCents }
+    public var unpaidInterestCents: Int64 { interestCents - interestPaidCents }
     public var unpaidPenaltyCents: Int64 { penaltyAccruedCents - penaltyPaidCents }
     /// What penalty accrues on: unpaid principal plus unpaid interest.
     public var unpaidScheduledCents: Int64 { unpaidPrincipalCents + unpaidInterestCents }
