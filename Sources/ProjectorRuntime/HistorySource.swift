@@ -134,15 +134,24 @@ public final class BusHistory: HistorySource {
         let body = CanonicalJSON.bytes(.object(request))
         var reply: [UInt8]?
         var waited = 0
+        var sent = false
         do {
             // Made anew after a request went unanswered; the endpoint connected once already, so a
             // failure here (out of descriptors, say) may pass like the silence before it.
             let client = try self.client ?? makeClient()
             self.client = client
-            try client.send(body)
-            waited = 0
+            // Never a send that waits: once the service refused this key at the handshake (or, with
+            // libzmq 4.3.4, met a key file without CURVE), libzmq drops the connection and never
+            // makes it again, and a DEALER without one blocks in zmq_send for ever, deaf to the
+            // time-out and to a stop. A request it cannot take is awaited like an unanswered one.
+            sent = try client.send(body, wait: false)
             while reply == nil, waited < timeoutMilliseconds, !shouldGiveUp() {
-                reply = try client.receive(timeoutMilliseconds: 100)
+                if sent {
+                    reply = try client.receive(timeoutMilliseconds: 100)
+                } else {
+                    _ = try zmqPollReadable([], orWritable: client.socket, timeoutMilliseconds: 100)
+                    sent = try client.send(body, wait: false)
+                }
                 waited += 100
             }
         } catch {

@@ -1,8 +1,10 @@
 import Bus
 import CommandService
 import Foundation
+import ProjectorRuntime
 import StrataCore
 import StrataTesting
+import Synchronization
 import Testing
 import Workloads
 
@@ -434,6 +436,57 @@ import Workloads
         #expect(service.isRunning)
     }
 
+    /// A projector's history request made after the service refused its key at the handshake ends
+    /// in the time-out, and one a stop comes to ends at the stop. Its history client sent waiting:
+    /// libzmq drops a connection whose handshake was refused so and never makes it again, and a
+    /// DEALER left without one (not every time: some keep a queue that leads nowhere) blocked in
+    /// zmq_send for ever, deaf to the time-out and to `shouldGiveUp`, through which a projector's
+    /// graceful stop reaches it: 2 to 10 of these 16 clients were still blocked when the test gave
+    /// up after 15 s, in each of 5 runs.
+    @Test func aHistoryRequestAfterTheServiceRefusedTheKeyEndsInTheTimeOutOrAtAStop() throws {
+        let (service, data) = try Self.start()
+        defer {
+            service.stop()
+            try? FileManager.default.removeItem(at: data)
+        }
+        let elsewhere = try ChildProcess.temporaryDirectory("strata-curve-history")
+        defer { try? FileManager.default.removeItem(at: elsewhere) }
+        let keys = try Self.strangers(of: service, in: elsewhere)
+        let strangerFile = try KeyFile(json: try Data(contentsOf: keys.stranger))
+        let key = try #require(strangerFile.key("stranger"))
+        let curve = try #require(try strangerFile.curveClientKeys(for: key))
+        // Half wait out a time-out of 2 s, half are stopped while they wait (theirs is a minute).
+        let contexts = try (0..<16).map { _ in try ZMQContext() }
+        let askers = try contexts.indices.map {
+            try HistoryAsker(
+                contexts[$0], service.history, key, curve, timeoutMilliseconds: $0 % 2 == 0 ? 2000 : 60_000)
+        }
+        try service.process.waitForLine(containing: "key=\(curve.client.publicKey.z85): the client key is not in")
+        // The service logs a refusal before it answers the handshake; the clients' side of it
+        // cannot be seen from here: 2 s leave each of them the loopback round trip it takes.
+        Thread.sleep(forTimeInterval: 2)
+        for asker in askers { asker.ask() }
+        Thread.sleep(forTimeInterval: 0.5)
+        for asker in askers.enumerated() where asker.offset % 2 == 1 { asker.element.stop() }
+        let deadline = DispatchTime.now() + 15
+        let blocked = askers.indices.filter { !askers[$0].wait(until: deadline) }
+        // Clients still blocked are let go (their sends end in ETERM), so that the test ends.
+        for context in contexts { context.shutdown() }
+        #expect(blocked.isEmpty, "still blocked in the request: clients \(blocked) of \(askers.count)")
+        for (index, asker) in askers.enumerated() where !blocked.contains(index) {
+            let (error, took) = try #require(asker.outcome)
+            if index % 2 == 0 {
+                #expect(error?.kind == .unavailable, "\(String(describing: error))")
+                #expect(error?.message.contains("no answer from \(service.history) within 2000 ms") == true)
+                #expect(took >= .seconds(2) && took < .seconds(5), "\(took)")
+            } else {
+                #expect(error?.message.contains("stopped while waiting") == true, "\(String(describing: error))")
+                #expect(took < .seconds(3), "\(took)")
+            }
+        }
+        #expect(service.isRunning)
+    }
+
     /// `strata up` on a CURVE key file: the projectors connect with a key's client pair, and
     /// `strata demo` runs through it, the read models converging on the head.
     @Test func upAndDemoRunOverCurve() throws {
@@ -475,4 +528,54 @@ import Workloads
         up.send(signal: SIGINT)
         #expect(up.waitForExit(timeout: 60) == 0, "\(up.log)")
     }
+}
+
+/// A `BusHistory` on a thread of its own, where its socket stays: made (and connected) at once,
+/// it asks for a page when told to, gives up once stopped, as a projector's stop makes it, and
+/// keeps what came of the request.
+private final class HistoryAsker: Sendable {
+    private let go = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+    private let stopping = Atomic<Bool>(false)
+    private let failure = Mutex<String?>(nil)
+    private let result = Mutex<(HistoryError?, Duration)?>(nil)
+
+    init(
+        _ context: ZMQContext, _ endpoint: String, _ key: KeyFile.Key, _ curve: CurveClientKeys,
+        timeoutMilliseconds: Int
+    ) throws {
+        let made = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { [self] in
+            let history: BusHistory
+            do {
+                history = try BusHistory(
+                    context: context, endpoint: endpoint, key: key, curve: curve,
+                    timeoutMilliseconds: timeoutMilliseconds
+                ) { [self] in stopping.load(ordering: .relaxed) }
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+                made.signal()
+                return
+            }
+            made.signal()
+            go.wait()
+            let start = ContinuousClock.now
+            var error: HistoryError?
+            do throws(HistoryError) { _ = try history.page(after: 0, limit: 10) } catch let caught { error = caught }
+            result.withLock { $0 = (error, ContinuousClock.now - start) }
+            done.signal()
+        }
+        made.wait()
+        if let failure = failure.withLock({ $0 }) { throw ServiceProcessError("BusHistory: \(failure)") }
+    }
+
+    func ask() { go.signal() }
+
+    func stop() { stopping.store(true, ordering: .relaxed) }
+
+    /// Whether the request ended by `deadline`.
+    func wait(until deadline: DispatchTime) -> Bool { done.wait(timeout: deadline) == .success }
+
+    /// The request's error (nil: a page came) and how long it took, once it ended.
+    var outcome: (HistoryError?, Duration)? { result.withLock { $0 } }
 }
