@@ -138,6 +138,17 @@ struct CommandLineOverviewTests {
         #expect(help.contains("SIGHUP ignored"), "\(words) --help: \(help)")
     }
 
+    /// The exit codes of a command that takes --metrics-file name the one it gives a path that is not
+    /// a regular file (refused at start, as writing into a FIFO waits for a reader), not only one
+    /// that cannot be written.
+    @Test(arguments: [["serve"], ["project"]])
+    func theHelpOfACommandWithAMetricsFileNamesWhatIsNotARegularFile(_ words: [String]) throws {
+        let help = try strata(words + ["--help"], expecting: 0).stdout.split(whereSeparator: \.isWhitespace)
+            .joined(separator: " ")
+        let refused = "a metrics file that cannot be written, is not a regular file (a FIFO, a directory, a device)"
+        #expect(help.contains(refused), "\(words) --help: \(help)")
+    }
+
     @Test func unknownCommand() throws {
         let result = try strata(["frobnicate"], expecting: 2)
         #expect(result.stderr.contains("unknown command 'frobnicate'"))

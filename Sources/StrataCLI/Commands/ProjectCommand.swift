@@ -77,8 +77,8 @@ enum ProjectCommand {
             SIGHUP. Exit codes: 0 stopped; 1 stopped at an event, a refused --resume or
             --skip, a file ahead of or not from the store, a refusal from history; 2 usage or environment
             (no usable key, a malformed endpoint, a projection file that cannot be opened or written,
-            another projector on the file, no readable key store, a metrics file that cannot be written or
-            is one of the system's files).
+            another projector on the file, no readable key store, a metrics file that cannot be written, is
+            not a regular file (a FIFO, a directory, a device) or is one of the system's files).
             """)
 
     static let subcommand = Subcommand(spec: spec, stopsOnSignals: true) { arguments, environment in

@@ -55,8 +55,8 @@ enum ServeCommand {
             reading of it holds a store with events: write it as an absolute path; no key
             file, one that is malformed, holds an unknown member or is readable by others, a
             checkpoint key that is malformed or readable by others, an endpoint that cannot be bound, a key file with the CURVE
-            server's public key but not its secret, a metrics file that cannot be written or is one of
-            the system's files).
+            server's public key but not its secret, a metrics file that cannot be written, is not a
+            regular file (a FIFO, a directory, a device) or is one of the system's files).
             """)
 
     static let subcommand = Subcommand(spec: spec, stopsOnSignals: true) { arguments, environment in
