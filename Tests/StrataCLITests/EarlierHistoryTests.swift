@@ -104,7 +104,10 @@ import Testing
 
         let ports = try (0..<3).map { _ in try freeLoopbackPort() }
         let endpoints = zip(["--commands", "--events", "--history"], ports).flatMap { [$0, "tcp://127.0.0.1:\($1)"] }
-        for command in [["serve"] + endpoints, ["project", "audit"], ["keys", "new", "other", "--scope", "history"]] {
+        for command in [
+            ["serve"] + endpoints, ["project", "audit"], ["keys", "new", "other", "--scope", "history"],
+            ["keys", "revoke", "svc"],
+        ] {
             let refused = try strata(command + ["--config", config], in: working, expecting: 2)
             #expect(refused.stderr.contains("sets keys to 'keys.json', which is \(moved)"), "\(refused.stderr)")
             #expect(refused.stderr.contains("from the working directory"), "\(refused.stderr)")

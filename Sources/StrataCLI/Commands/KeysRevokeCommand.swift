@@ -22,6 +22,8 @@ enum KeysRevokeCommand {
         let configuration = try Configuration.resolve(arguments, environment: environment)
         let id = arguments.positionals[0]
         let path = configuration.keysFile
+        // Not `no key file` where a config file's relative path moved: the key is in the other one.
+        try WorkingDirectoryKeyFile.requireNone(configuration)
         try AtomicFile.update(path, mode: 0o600) {
             guard var file = try KeysCommand.readForUpdate(path) else {
                 throw CommandFailure.environment("no key file at \(path)")
