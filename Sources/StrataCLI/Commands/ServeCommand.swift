@@ -48,13 +48,14 @@ enum ServeCommand {
             --log-level debug logs every command decided, with its id and positions.
 
             Exit codes: 0 stopped cleanly, 1 the store is held by another writer, is damaged, does not
-            match its last signed checkpoint, holds no event while a projection in DATA has applied
-            some (emptied or removed: restore it), holds personal data sealed under a subject-keys.db
-            that is missing (put it back), or the service failed, 2 usage or environment (a
-            config file's relative data directory that holds no event, where the working directory's
-            reading of it holds a store with events: write it as an absolute path; no key
-            file, one that is malformed, holds an unknown member or is readable by others, a
-            checkpoint key that is malformed or readable by others, an endpoint that cannot be bound, a key file with the CURVE
+            match its last signed checkpoint, holds no event while a projection in DATA has applied some
+            (emptied or removed: restore it), holds personal data sealed under a subject-keys.db that is
+            missing (put it back), or the service failed, 2 usage or environment (a config file's
+            relative data directory that holds no event, where the working directory's reading of it
+            holds a store with events, or its relative key file where nothing is, where the working
+            directory's reading of it is a file: write them as absolute paths; no key file, one that is
+            malformed, holds an unknown member or is readable by others, a checkpoint key that is
+            malformed or readable by others, an endpoint that cannot be bound, a key file with the CURVE
             server's public key but not its secret, a metrics file that cannot be written, is not a
             regular file (a FIFO, a directory, a device) or is one of the system's files).
             """)
