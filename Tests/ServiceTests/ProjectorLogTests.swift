@@ -63,12 +63,8 @@ import Testing
         let system = try System("unreadable")
         let publisher = try ZMQSocket(system.context, .publisher)
         defer { publisher.close() }
-        try publisher.bind("tcp://127.0.0.1:*")
-        let projector = try StrataProcess(
-            ["project", "readmodels", "--data", system.data.path, "--events", try publisher.lastEndpoint()]
-                + ["--history", system.service.history, "--key", ServiceProcess.Keys.service])
+        let projector = try Self.projector(of: system, hearing: publisher)
         defer { projector.stop() }
-        try projector.waitForLine(containing: "ready name=readmodels")
 
         let forged = "2026-11-23T00:00:00.000Z error project: forged"
         let message: [[UInt8]] = [Array("loan.LoanApproved\n\(forged)".utf8), Array("not an event".utf8)]
@@ -106,12 +102,8 @@ import Testing
         let system = try System("stale-heartbeat")
         let publisher = try ZMQSocket(system.context, .publisher)
         defer { publisher.close() }
-        try publisher.bind("tcp://127.0.0.1:*")
-        let projector = try StrataProcess(
-            ["project", "readmodels", "--data", system.data.path, "--events", try publisher.lastEndpoint()]
-                + ["--history", system.service.history, "--key", ServiceProcess.Keys.service])
+        let projector = try Self.projector(of: system, hearing: publisher)
         defer { projector.stop() }
-        try projector.waitForLine(containing: "ready name=readmodels")
         try system.send(system.workload.setup())
         let setUp = try system.service.store().head()
         // A subscriber hears only what is sent once it has connected: send until it has.
@@ -137,7 +129,22 @@ import Testing
         #expect(each.count == 1, "\(projector.log)")
         #expect(counted.count <= 1, "\(projector.log)")
         #expect(lines.count < 15, "\(projector.log)")
-        print("stale heartbeats: \(rounds) rounds, \(lines.count) lines:\n\(projector.log)")
+    }
+
+    /// A readmodels projector of `system` that hears the bus from `publisher`, the test's own
+    /// socket (bound here), and asks the service's history; ready once it returns.
+    private static func projector(of system: System, hearing publisher: ZMQSocket) throws -> StrataProcess {
+        try publisher.bind("tcp://127.0.0.1:*")
+        let projector = try StrataProcess(
+            ["project", "readmodels", "--data", system.data.path, "--events", try publisher.lastEndpoint()]
+                + ["--history", system.service.history, "--key", ServiceProcess.Keys.service])
+        do {
+            try projector.waitForLine(containing: "ready name=readmodels")
+        } catch {
+            projector.stop()
+            throw error
+        }
+        return projector
     }
 }
 
