@@ -14,6 +14,13 @@ extension KeyFile.Key {
 }
 
 extension Configuration {
+    /// The configured key file, read; refused first when the config file named it by a relative
+    /// path that moved (`WorkingDirectoryKeyFile`), so that no command calls it missing.
+    func readKeyFile() throws -> KeyFile {
+        try WorkingDirectoryKeyFile.requireNone(self)
+        return try ServeCommand.readKeyFile(keysFile)
+    }
+
     /// The key a client process signs with: `--key` (or STRATA_KEY), which must have `scope`,
     /// else the key file's first key with `scope` (and, when the file holds the service's
     /// CURVE key, with a CURVE pair of its own, since the service admits no other).
@@ -22,8 +29,7 @@ extension Configuration {
     /// and agents): a key narrowed to other roles would see every such command refused
     /// (FORBIDDEN KEY_ROLE_NOT_PERMITTED), so none is chosen, and one named is refused here.
     func signingKey(for scope: KeyFile.Scope, actingFor roles: [Role] = []) throws -> SigningKey {
-        try WorkingDirectoryKeyFile.requireNone(self)
-        let keys = try ServeCommand.readKeyFile(keysFile)
+        let keys = try readKeyFile()
         let roleNames = roles.map(\.rawValue).joined(separator: " and ")
         if let id = key {
             guard let key = keys.key(id) else { throw CommandFailure.environment("no key \(id) in \(keysFile)") }

@@ -68,8 +68,7 @@ enum ServeCommand {
         try requireReachable(configuration)
         // Before the key file, which the same config file may also name elsewhere now.
         try WorkingDirectoryHistory.requireNone(configuration)
-        try WorkingDirectoryKeyFile.requireNone(configuration)
-        let keys = try readKeyFile(configuration.keysFile)
+        let keys = try configuration.readKeyFile()
         try requireServiceCopy(keys, configuration.keysFile)
         // Before anything is made: the key is made only once the store has opened.
         try CheckpointKeyFile.requireApart(

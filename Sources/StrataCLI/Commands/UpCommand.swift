@@ -80,8 +80,7 @@ enum UpCommand {
         try requireConnectable(configuration.historyEndpoint, "history")
         // Before the key file, which the same config file may also name elsewhere now.
         try WorkingDirectoryHistory.requireNone(configuration)
-        try WorkingDirectoryKeyFile.requireNone(configuration)
-        try ServeCommand.requireServiceCopy(ServeCommand.readKeyFile(configuration.keysFile), configuration.keysFile)
+        try ServeCommand.requireServiceCopy(configuration.readKeyFile(), configuration.keysFile)
         _ = try configuration.signingKey(for: .history)
 
         // up's own file beside its children's: which of them run, and how often each was restarted.
