@@ -25,10 +25,16 @@ public struct ProjectionSchema: Sendable, Equatable {
     public let version: Int
     /// `CREATE TABLE` / `CREATE INDEX` / `CREATE VIEW` statements, run once in order.
     public let statements: [String]
+    /// The names of the plain indexes `apply` finds rows by, other than primary keys (an
+    /// erasure finds a party's invoices by `party_id`). A rebuild creates the other plain
+    /// indexes after the last event, once, rather than keeping them row by row; these it
+    /// creates first, or each such search would read the whole table.
+    public let searchedWhileApplying: Set<String>
 
-    public init(version: Int, statements: [String]) {
+    public init(version: Int, statements: [String], searchedWhileApplying: Set<String> = []) {
         self.version = version
         self.statements = statements
+        self.searchedWhileApplying = searchedWhileApplying
     }
 }
 

@@ -92,7 +92,9 @@ public struct Invoices: Projection {
                 """,
                 "CREATE INDEX invoice_payments_by_invoice ON invoice_payments (invoice_id, paid_on)",
                 "CREATE INDEX invoice_payments_by_day ON invoice_payments (paid_on)",
-            ])
+            ],
+            // An erasure overwrites the party's name on each of its invoices.
+            searchedWhileApplying: ["invoices_by_party"])
     }
 
     /// Why an invoice event cannot be applied: it names an invoice that has no row.

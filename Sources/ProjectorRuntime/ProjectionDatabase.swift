@@ -552,8 +552,9 @@ public final class ProjectionDatabase {
     }
 
     /// Creates the schema in a new file; returns the index statements it put off when
-    /// `deferringIndexes` (nothing an event does can fail on a plain index, and every
-    /// lookup the projections make goes by primary key, so a build may create them last).
+    /// `deferringIndexes`: nothing an event does can fail on a plain index, so a build may
+    /// create them last, all but those a projection finds rows by while applying
+    /// (`searchedWhileApplying`), without which each such search would read its whole table.
     private static func install(
         _ projections: [any Projection], fingerprint: String, name: String, in c: SQLiteConnection,
         deferringIndexes: Bool
@@ -566,7 +567,9 @@ public final class ProjectionDatabase {
                 try c.execute(metaSchema)
                 for projection in projections {
                     for statement in projection.schema.statements {
-                        if deferringIndexes && isPlainIndex(statement) {
+                        if deferringIndexes && isPlainIndex(statement)
+                            && !projection.schema.searchedWhileApplying.contains(indexName(statement))
+                        {
                             deferred.append(statement)
                         } else {
                             try c.execute(statement)
@@ -606,6 +609,13 @@ public final class ProjectionDatabase {
     static func isPlainIndex(_ statement: String) -> Bool {
         let words = statement.split(whereSeparator: \.isWhitespace).prefix(2).map { $0.uppercased() }
         return words == ["CREATE", "INDEX"]
+    }
+
+    /// The name a `CREATE INDEX [IF NOT EXISTS] name ON …` statement gives its index.
+    static func indexName(_ statement: String) -> String {
+        let words = statement.split(whereSeparator: \.isWhitespace).dropFirst(2)
+        let name = words.first?.uppercased() == "IF" ? words.dropFirst(3).first : words.first
+        return name.map(String.init) ?? ""
     }
 
     struct State {
