@@ -111,7 +111,7 @@ final class MetricsFile: Sendable {
 
     /// Refuses (exit 2) a path that leads, its links followed, to something other than a
     /// regular file, naming what is there.
-    static func requireRegularFile(_ path: String) throws {
+    static func requireRegularFile(_ path: String) throws(CommandFailure) {
         var info = stat()
         guard stat(path, &info) == 0 else { return }  // nothing there yet, or a write will say
         let what: String

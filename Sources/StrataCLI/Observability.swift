@@ -82,13 +82,20 @@ struct Observability: Sendable {
 
     /// Refuses (exit 2) a metrics file that is one of the system's files by any name (`SystemFiles`):
     /// each write renames the new text over it, so `--metrics-file DATA/events.db`, a slip for
-    /// `events.prom`, replaced the event store. Asked before the process opens anything.
-    func requireMetricsFileApart(
+    /// `events.prom`, replaced the event store. And one that is not a regular file (a FIFO, a
+    /// device). Asked before the process opens or makes anything: refused later, `serve` had
+    /// already made a new store, its checkpoint key and its key store.
+    func requireUsableMetricsFile(
         _ configuration: Configuration, _ arguments: ParsedArguments, _ environment: [String: String]
     ) throws(CommandFailure) {
         guard let metricsFile else { return }
         try SystemFiles.requireApart(
             metricsFile, writing: [metricsFile], by: "the metrics file", configuration, arguments, environment)
+        do {
+            try MetricsFile.requireRegularFile(metricsFile)
+        } catch {
+            throw CommandFailure.environment("--metrics-file: \(error)")
+        }
     }
 
     /// Starts writing `registry` to the metrics file, if there is one.

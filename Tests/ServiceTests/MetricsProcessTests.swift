@@ -621,6 +621,27 @@ import Workloads
         var info = stat()
         #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
     }
+
+    /// Refused before anything is made: `serve` used to make a new store, its checkpoint key and
+    /// its key store in a fresh data directory, and only then refuse the metrics file.
+    @Test func aMetricsFileRefusedAtStartLeavesAFreshDataDirectoryAsItWas() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-metrics-fresh")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let made = try ChildProcess.strata(["keys", "new", "svc", "--scope", "commands,history", "--data", data.path])
+        try #require(made.exitCode == 0, "\(made.stderr)")
+        let before = try FileManager.default.contentsOfDirectory(atPath: data.path).sorted()
+
+        let any = "tcp://127.0.0.1:*"
+        for command in [["serve", "--commands", any], ["project", "readmodels"], ["project", "audit"]] {
+            let arguments = command + ["--events", any, "--history", any, "--data", data.path, "--metrics-file", "/dev/null"]
+            let process = try StrataProcess(arguments)
+            let exit = process.waitForExit(timeout: 20)
+            if exit == nil { process.stop() }
+            #expect(exit == 2, "\(arguments): \(process.log)")
+            #expect(process.log.contains("/dev/null is a character device"), "\(arguments): \(process.log)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: data.path).sorted() == before, "\(arguments)")
+        }
+    }
 }
 
 /// The file parsed strictly; a failure names the text.

@@ -88,7 +88,7 @@ enum ProjectCommand {
             throw UsageError("say which projector: readmodels or audit")
         }
         let observability = try Observability.resolve(arguments, environment: environment)
-        try observability.requireMetricsFileApart(configuration, arguments, environment)
+        try observability.requireUsableMetricsFile(configuration, arguments, environment)
         let signing = try configuration.signingKey(for: .history)
         let logger = observability.logger(label: "project-\(name)")
         let act = try operatorAct(arguments, target: target)

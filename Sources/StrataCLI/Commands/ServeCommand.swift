@@ -63,7 +63,7 @@ enum ServeCommand {
     static let subcommand = Subcommand(spec: spec, stopsOnSignals: true) { arguments, environment in
         let configuration = try Configuration.resolve(arguments, environment: environment)
         let observability = try Observability.resolve(arguments, environment: environment)
-        try observability.requireMetricsFileApart(configuration, arguments, environment)
+        try observability.requireUsableMetricsFile(configuration, arguments, environment)
         let tuning = try Tuning.resolve(arguments)
         try requireReachable(configuration)
         // Before the key file, which the same config file may also name elsewhere now.

@@ -90,7 +90,7 @@ enum UpCommand {
             metricsIntervalSeconds: observability.metricsIntervalSeconds, logLevel: observability.logLevel)
         if let metricsDirectory {
             try Directories.create(metricsDirectory, "the metrics directory")
-            try own.requireMetricsFileApart(configuration, arguments, environment)
+            try own.requireUsableMetricsFile(configuration, arguments, environment)
         }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         let logger = observability.logger(label: "up")
