@@ -81,6 +81,14 @@ public final class ProjectionSnapshot {
         try connection.table(sql, named: values, reading: path)
     }
 
+    /// The same, a row at a time (`SQLiteConnection.forEachRow`).
+    public func forEachRow(
+        _ sql: String, named values: [String: ProjectionValue], columns: ([String]) throws -> Void,
+        row: ([ProjectionValue]) throws -> Bool
+    ) throws {
+        try connection.forEachRow(sql, named: values, reading: path, columns: columns, row: row)
+    }
+
     /// What the comparison found.
     public struct Comparison: Sendable {
         public let tables: Int

@@ -152,15 +152,21 @@ func aligned(_ rows: [[String]], rightAligned: Set<Int> = [], indent: String = "
         }
     }
     var out = ""
-    for row in rows {
-        let cells = row.enumerated().map { index, cell in
-            cell.padded(to: widths[index], leading: rightAligned.contains(index))
-        }
-        var line = indent + cells.joined(separator: "  ")
-        while line.last == " " { line.removeLast() }
-        out += line + "\n"
-    }
+    for row in rows { out += alignedLine(row, widths: widths, rightAligned: rightAligned, indent: indent, shown: true) }
     return out
+}
+
+/// One line of `aligned`'s table, for a table written a line at a time (`strata query`), whose
+/// `widths` were measured on the cells as `visible` shows them. `shown`: the cells are so already.
+func alignedLine(
+    _ row: [String], widths: [Int], rightAligned: Set<Int>, indent: String = "", shown: Bool = false
+) -> String {
+    let cells = row.enumerated().map { index, cell in
+        (shown ? cell : visible(cell)).padded(to: widths[index], leading: rightAligned.contains(index))
+    }
+    var line = indent + cells.joined(separator: "  ")
+    while line.last == " " { line.removeLast() }
+    return line + "\n"
 }
 
 /// `text` with its control characters written as escapes (`\n`, `\r`, `\t`, `\u{1b}`), so a

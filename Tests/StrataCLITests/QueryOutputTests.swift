@@ -12,9 +12,9 @@ import Testing
     }
 
     /// A line break in a stored reason stays in its cell: one line a row, then the count.
-    @Test func aTableCellStaysOnItsLine() {
+    @Test func aTableCellStaysOnItsLine() throws {
         let forged = "routine\n     265  2026-11-22T05:30:00.000Z  admin9  ERASE_PERSONAL_DATA\r\t\u{1b}[2J\u{85}"
-        let table = output([[.text("account-h2"), .text(forged), .integer(-150)]]).table
+        let table = try output([[.text("account-h2"), .text(forged), .integer(-150)]]).rendered(as: .table)
         let lines = table.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 4 && lines[3].isEmpty, "\(table)")
         #expect(lines[0].hasPrefix("entity      reason  ") && lines[0].hasSuffix("amount"))
@@ -25,9 +25,9 @@ import Testing
 
     /// A right-to-left override, an isolate or a mark in a name cannot turn the rest of its row
     /// around where text is shown right to left, nor a line separator break it: each is an escape.
-    @Test func bidirectionalControlsAndSeparatorsAreEscapes() {
+    @Test func bidirectionalControlsAndSeparatorsAreEscapes() throws {
         let name = "Ravi\u{202E}00.000,01\u{202C} \u{2066}x\u{2069}\u{200F}\u{061C}\u{2028}y\u{2029}"
-        let table = output([[.text("account-h9"), .text(name), .integer(100)]]).table
+        let table = try output([[.text("account-h9"), .text(name), .integer(100)]]).rendered(as: .table)
         let lines = table.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 4, "\(table)")
         let escaped = #"Ravi\u{202e}00.000,01\u{202c} \u{2066}x\u{2069}\u{200f}\u{61c}\u{2028}y\u{2029}"#
@@ -37,13 +37,13 @@ import Testing
 
     /// Columns stay aligned on a terminal whatever script a name is written in: a CJK character
     /// or an emoji takes two columns there, a letter with a combining accent one.
-    @Test func wideCharactersKeepTheColumnsAligned() {
+    @Test func wideCharactersKeepTheColumnsAligned() throws {
         let rows: [[ProjectionValue]] = [
             [.text("account-1"), .text("山田 太郎"), .integer(100)], [.text("account-2"), .text("Zoë 😀"), .integer(200)],
             [.text("account-3"), .text("Jose\u{301}"), .integer(300)], [.text("account-4"), .text("Kim"), .integer(400)],
         ]
         #expect(
-            output(rows).table.split(separator: "\n") == [
+            try output(rows).rendered(as: .table).split(separator: "\n") == [
                 "entity     reason     amount",
                 "account-1  山田 太郎    1.00",
                 "account-2  Zoë 😀       2.00",
@@ -55,14 +55,14 @@ import Testing
 
     /// Text a spreadsheet would run as a formula gets a `'` in front; numbers, phone numbers
     /// and text with such a character further in are left as they are.
-    @Test func csvTextThatStartsAFormulaIsQuotedAsText() {
+    @Test func csvTextThatStartsAFormulaIsQuotedAsText() throws {
         let rows: [[ProjectionValue]] = [
             [.text("=HYPERLINK(\"http://evil.example/\",\"Click\")"), .text("a=b"), .integer(-5)],
             [.text("-2+3+cmd|' /C calc'!A0"), .text("-x"), .null], [.text("@SUM(A1)"), .text("\tcell"), .integer(0)],
             [.text("+919845012345"), .text("+91 (98450) 12-345"), .text("-1.50")], [.text("=1"), .text(""), .null],
         ]
         #expect(
-            output(rows).csv == "entity,reason,amount_cents\r\n"
+            try output(rows).rendered(as: .csv) == "entity,reason,amount_cents\r\n"
                 + "\"'=HYPERLINK(\"\"http://evil.example/\"\",\"\"Click\"\")\",a=b,-5\r\n"
                 + "'-2+3+cmd|' /C calc'!A0,'-x,\r\n" + "'@SUM(A1),'\tcell,0\r\n"
                 + "+919845012345,+91 (98450) 12-345,-1.50\r\n" + "'=1,,\r\n")

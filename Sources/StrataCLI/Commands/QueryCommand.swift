@@ -146,15 +146,22 @@ enum QueryCommand {
         defer { view.close() }
         if query.agesOnADay { values["as_of"] = .text((day ?? view.day ?? Self.today()).description) }
 
-        let table: (columns: [String], rows: [[ProjectionValue]])
-        do throws(ProjectorError) {
-            table = try view.table(query.sql(filtering: used), named: values)
-        } catch {
+        let sql = query.sql(filtering: used)
+        let output = QueryOutput(position: view.position, source: view.source) { columns, row in
+            try view.forEachRow(sql, named: values, columns: columns, row: row)
+        }
+        let out = BufferedOutput()
+        do {
+            try output.write(format) { piece in
+                var piece = piece
+                piece.withUTF8 { out.append($0) }
+                try out.drainIfFull()
+                return !out.isClosed
+            }
+            try out.drain()
+        } catch let error as ProjectorError {
             throw CommandFailure.environment(error.message)
         }
-        let output = QueryOutput(
-            columns: table.columns, rows: table.rows, position: view.position, source: view.source)
-        write(output.rendered(as: format), to: .standardOutput)
         if format == .csv { write("\(view.source)\n", to: .standardError) }
         // The answer is right as of its position, but that position will not move: say so
         // where a person or a log sees it, leaving the answer itself as it is.

@@ -34,10 +34,11 @@ final class JournalSnapshot {
         }
     }
 
-    func table(_ sql: String, named values: [String: ProjectionValue]) throws(ProjectorError) -> (
-        columns: [String], rows: [[ProjectionValue]]
-    ) {
-        try connection.table(sql, named: values, reading: path)
+    func forEachRow(
+        _ sql: String, named values: [String: ProjectionValue], columns: ([String]) throws -> Void,
+        row: ([ProjectionValue]) throws -> Bool
+    ) throws {
+        try connection.forEachRow(sql, named: values, reading: path, columns: columns, row: row)
     }
 
     func close() {

@@ -3,27 +3,79 @@ import StrataCore
 
 /// A query's answer and the position of the history it reflects, written as a table for
 /// people, RFC 4180 CSV or JSON.
+///
+/// The rows are written as SQLite steps to them and never held together, so an answer of
+/// millions of rows (`query installments --format json` on a large book) takes the memory of
+/// one: holding them all took 314 MB for 180,000 installments. A table has to know each
+/// column's width before its first line, so it runs the query twice in the same read snapshot:
+/// once to measure, once to print.
 struct QueryOutput {
     enum Format: String, CaseIterable {
         case table, json, csv
     }
 
-    let columns: [String]
-    let rows: [[ProjectionValue]]
+    /// Runs the query, once per call: `columns` with its column names, then `row` for each row
+    /// until `row` returns false.
+    typealias Rows = (
+        _ columns: ([String]) throws -> Void, _ row: ([ProjectionValue]) throws -> Bool
+    ) throws -> Void
+
+    /// Takes the next piece of the output; false once nobody reads it any more (`strata query
+    /// … | head`), which ends the query there.
+    typealias Sink = (String) throws -> Bool
+
+    let rows: Rows
     /// The last event the rows reflect.
     let position: Int64
     /// Where the position comes from, for people: `readmodels at position 1204`.
     let source: String
 
-    /// JSON: `{"position":P,"rows":[{column: value, …}, …]}`; integers stay integers
-    /// (money in cents), NULL is null.
-    var json: String {
-        let objects: [JSONValue] = rows.map { row in
-            var object: [String: JSONValue] = [:]
-            for (column, value) in zip(columns, row) { object[column] = value.json }
-            return .object(object)
+    init(position: Int64, source: String, rows: @escaping Rows) {
+        self.rows = rows
+        self.position = position
+        self.source = source
+    }
+
+    /// Rows already in hand.
+    init(columns: [String], rows: [[ProjectionValue]], position: Int64, source: String) {
+        self.init(position: position, source: source) { takeColumns, takeRow in
+            try takeColumns(columns)
+            for row in rows where try !takeRow(row) { return }
         }
-        return CanonicalJSON.string(.object(["position": .integer(position), "rows": .array(objects)])) + "\n"
+    }
+
+    func write(_ format: Format, to sink: Sink) throws {
+        switch format {
+        case .table: try writeTable(to: sink)
+        case .json: try writeJSON(to: sink)
+        case .csv: try writeCSV(to: sink)
+        }
+    }
+
+    /// The whole output as one string (tests, and answers known to be small).
+    func rendered(as format: Format) throws -> String {
+        var text = ""
+        try write(format) { piece in
+            text += piece
+            return true
+        }
+        return text
+    }
+
+    /// JSON: `{"position":P,"rows":[{column: value, …}, …]}`; integers stay integers
+    /// (money in cents), NULL is null. Each row is a canonical object, written as it comes, so
+    /// the whole is the canonical form of the answer.
+    private func writeJSON(to sink: Sink) throws {
+        guard try sink(#"{"position":\#(position),"rows":["#) else { return }
+        var names: [String] = []
+        var first = true
+        try rows({ names = $0 }) { row in
+            var object: [String: JSONValue] = [:]
+            for (column, value) in zip(names, row) { object[column] = value.json }
+            defer { first = false }
+            return try sink((first ? "" : ",") + CanonicalJSON.string(.object(object)))
+        }
+        _ = try sink("]}\n")
     }
 
     /// RFC 4180: a header line, CRLF line ends, fields quoted when they hold a comma, a
@@ -32,15 +84,16 @@ struct QueryOutput {
     ///
     /// Text that a spreadsheet would run as a formula gets a `'` in front (`isFormula`): an
     /// account named `=HYPERLINK(…)` would otherwise run in the analyst's spreadsheet.
-    var csv: String {
-        var out = columns.map(Self.csvField).joined(separator: ",") + "\r\n"
-        for row in rows {
-            out += row.map { value in
-                guard case .text(let text) = value, Self.isFormula(text) else { return Self.csvField(value.plainText) }
-                return Self.csvField("'" + text)
-            }.joined(separator: ",") + "\r\n"
+    private func writeCSV(to sink: Sink) throws {
+        var open = true
+        try rows({ open = try sink($0.map(Self.csvField).joined(separator: ",") + "\r\n") }) { row in
+            guard open else { return false }
+            return try sink(
+                row.map { value in
+                    guard case .text(let text) = value, Self.isFormula(text) else { return Self.csvField(value.plainText) }
+                    return Self.csvField("'" + text)
+                }.joined(separator: ",") + "\r\n")
         }
-        return out
     }
 
     /// Whether a spreadsheet would read `text` as a formula that can call a function or reach
@@ -59,39 +112,50 @@ struct QueryOutput {
     private static let numberCharacters = Set("0123456789 .,()+-".unicodeScalars)
 
     /// Aligned columns for people: amounts in `_cents` columns shown as money under the
-    /// column's name without the suffix, numbers right-aligned, then a line saying how many
-    /// rows and which position they reflect.
-    var table: String {
-        let money = Set(columns.indices.filter { columns[$0].hasSuffix("_cents") })
-        let header = columns.enumerated().map { index, column in
-            money.contains(index) ? String(column.dropLast("_cents".count)) : column
-        }
-        let body = rows.map { row in
-            row.enumerated().map { index, value in
-                if money.contains(index), case .integer(let cents) = value { return MoneyText.of(cents) }
-                return value.plainText
+    /// column's name without the suffix, numbers right-aligned (a column with an integer and no
+    /// text), then a line saying how many rows and which position they reflect.
+    private func writeTable(to sink: Sink) throws {
+        var header: [String] = []
+        var money: Set<Int> = []
+        var widths: [Int] = []
+        var hasText: [Bool] = []
+        var hasInteger: [Bool] = []
+        var count = 0
+        try rows({ columns in
+            money = Set(columns.indices.filter { columns[$0].hasSuffix("_cents") })
+            header = columns.enumerated().map { index, column in
+                money.contains(index) ? String(column.dropLast("_cents".count)) : column
             }
+            widths = header.map { visible($0).terminalWidth }
+            hasText = Array(repeating: false, count: columns.count)
+            hasInteger = hasText
+        }) { row in
+            for (index, value) in row.enumerated() {
+                widths[index] = max(widths[index], visible(Self.cell(value, money: money.contains(index))).terminalWidth)
+                if case .text = value { hasText[index] = true }
+                if case .integer = value { hasInteger[index] = true }
+            }
+            count += 1
+            return true
         }
-        let numeric = Set(
-            columns.indices.filter { index in
-                !rows.isEmpty
-                    && rows.allSatisfy { row in
-                        if case .text = row[index] { return false }
-                        return true
-                    } && rows.contains { if case .integer = $0[index] { return true } else { return false } }
-            })
-        var out = rows.isEmpty ? "" : aligned([header] + body, rightAligned: numeric)
-        let count = rows.count == 1 ? "1 row" : "\(rows.count) rows"
-        out += "(\(count); \(source))\n"
-        return out
+        if count > 0 {
+            let numeric = Set(header.indices.filter { hasInteger[$0] && !hasText[$0] })
+            guard try sink(alignedLine(header, widths: widths, rightAligned: numeric)) else { return }
+            var open = true
+            try rows({ _ in }) { row in
+                let cells = row.enumerated().map { index, value in Self.cell(value, money: money.contains(index)) }
+                open = try sink(alignedLine(cells, widths: widths, rightAligned: numeric))
+                return open
+            }
+            guard open else { return }
+        }
+        _ = try sink("(\(count == 1 ? "1 row" : "\(count) rows"); \(source))\n")
     }
 
-    func rendered(as format: Format) -> String {
-        switch format {
-        case .table: table
-        case .json: json
-        case .csv: csv
-        }
+    /// A cell as the table shows it: cents as money in a `_cents` column.
+    private static func cell(_ value: ProjectionValue, money: Bool) -> String {
+        if money, case .integer(let cents) = value { return MoneyText.of(cents) }
+        return value.plainText
     }
 
     static func csvField(_ text: String) -> String {

@@ -49,13 +49,15 @@ struct QueryView {
         return snapshot.stop
     }
 
-    /// The query's rows, in the view's one read transaction.
-    func table(_ sql: String, named values: [String: ProjectionValue]) throws(ProjectorError) -> (
-        columns: [String], rows: [[ProjectionValue]]
-    ) {
+    /// The query's rows, a row at a time, in the view's one read transaction: run twice, it
+    /// gives the same rows.
+    func forEachRow(
+        _ sql: String, named values: [String: ProjectionValue], columns: ([String]) throws -> Void,
+        row: ([ProjectionValue]) throws -> Bool
+    ) throws {
         switch reader {
-        case .projection(let snapshot): try snapshot.table(sql, named: values)
-        case .journal(let journal): try journal.table(sql, named: values)
+        case .projection(let snapshot): try snapshot.forEachRow(sql, named: values, columns: columns, row: row)
+        case .journal(let journal): try journal.forEachRow(sql, named: values, columns: columns, row: row)
         }
     }
 
