@@ -7,12 +7,17 @@ import SubjectKeys
 /// The writer's view of the aggregates: a `DomainState` holding the streams folded so far,
 /// and the whole `Directory`. Streams are folded from the store on first use.
 ///
-/// Bounded by a simple rule: when more than `capacity` streams are held after a batch, or
-/// their estimated size (`StreamFootprint`) passes `byteCapacity`, they are dropped and folded
-/// again on demand (the directory stays), but for the few streams that grow without end while
-/// their aggregate stays small (`isKeptThroughTrims`): agents' ledgers, one event per
-/// commission, invoice series and the settings. Folding a ledger again after every trim would
-/// stall the writer for as long as the ledger is long. Only the writer thread touches it.
+/// Bounded by one rule: when more than `capacity` streams are held after a batch, or their
+/// estimated size (`StreamFootprint`) passes `byteCapacity`, the streams the latest batches used
+/// are kept, as many batches back as fit in half of each bound, and the others dropped, to be
+/// folded again on demand (the directory stays). A business pays its recent loans and its
+/// active borrowers' most, so those stay held through the trims instead of all being folded
+/// again after each; a workload that reads streams at random loses nothing by it, the streams
+/// kept being as likely to be read as any others. Kept as well, whatever batch used them
+/// last, are the few streams that grow without end while their aggregate stays small
+/// (`isKeptThroughTrims`): agents' ledgers, one event per commission, invoice series and the
+/// settings. Folding a ledger again would stall the writer for as long as the ledger is long.
+/// Only the writer thread touches it.
 ///
 /// A stream is read a page at a time (`foldPage`), so a long one never sits in memory whole;
 /// an invoice series, whose aggregate is its last event, is folded from that event alone.
@@ -27,12 +32,16 @@ struct StateCache {
     private let opener: PersonalDataOpener?
     private let emailKey: EmailKey
     private(set) var state = DomainState()
-    private var loaded: Set<StreamRef> = []
-    /// How many streams the last trim kept (`isKeptThroughTrims`); the next trim waits for
-    /// `capacity` more.
+    /// Every stream folded into `state`, with its estimated size and the last batch that read
+    /// or wrote it, by which a trim tells the recent streams from the others.
+    private var held: [StreamRef: Held] = [:]
+    /// Batches begun since the writer started, counted by `trimIfNeeded`, which runs before each.
+    private var batch = 0
+    /// How many streams the last trim kept because they grow without end
+    /// (`isKeptThroughTrims`); the next trim waits for `capacity` more.
     private var keptThroughTrim = 0
     /// The estimated size of the streams held (`StreamFootprint`), and of those the last trim
-    /// kept.
+    /// kept because they grow without end.
     private(set) var heldBytes = 0
     private var keptBytes = 0
     /// Streams read from the store since the writer started: one for each miss.
@@ -61,26 +70,58 @@ struct StateCache {
         try reset()
     }
 
-    /// How many streams are held.
-    var heldStreams: Int { loaded.count }
-
-    /// Drops every folded stream once more than `capacity` are held or they are estimated at
-    /// more than `byteCapacity`. Only between batches: within one, the state holds decisions
-    /// not yet committed, which a later command of the same batch must see (dropping them there
-    /// decided it against stale versions). A batch may take the cache past its bounds by the
-    /// streams it touches, until the next call.
-    mutating func trimIfNeeded() {
-        guard loaded.count > capacity + keptThroughTrim || heldBytes > byteCapacity + keptBytes else { return }
-        state = state.keeping(Self.isKeptThroughTrims)
-        loaded = loaded.filter(Self.isKeptThroughTrims)
-        keptThroughTrim = loaded.count
-        // What the kept streams' events add is nothing: their aggregates are a few numbers.
-        heldBytes = loaded.reduce(0) { $0 + StreamFootprint.perStream($1) }
-        keptBytes = heldBytes
+    /// What the cache knows of a stream it holds.
+    private struct Held {
+        /// Its estimated size: `StreamFootprint.perStream` and the growth of every event folded.
+        var bytes: Int
+        /// The last batch that read or wrote it.
+        var lastBatch: Int
     }
 
-    /// The streams a trim keeps: each grows by an event per payment or invoice, for as long
-    /// as the business runs, while its aggregate is a few numbers.
+    /// How many streams are held.
+    var heldStreams: Int { held.count }
+
+    /// Begins a batch: once more than `capacity` streams are held, or they are estimated at more
+    /// than `byteCapacity`, keeps those the latest batches used, whole batches, newest first, as
+    /// long as they fit in half of each bound, and those that grow without end, and drops the
+    /// rest. Half, so that a trim frees room for as many streams again before the next. Only
+    /// between batches: within one, the state holds decisions not yet committed, which a later
+    /// command of the same batch must see (dropping them there decided it against stale
+    /// versions). A batch may take the cache past its bounds by the streams it touches, until
+    /// the next call.
+    mutating func trimIfNeeded() {
+        batch += 1
+        guard held.count > capacity + keptThroughTrim || heldBytes > byteCapacity + keptBytes else { return }
+        var usedBy: [Int: (streams: Int, bytes: Int)] = [:]
+        for (stream, entry) in held where !Self.isKeptThroughTrims(stream) {
+            usedBy[entry.lastBatch, default: (0, 0)].streams += 1
+            usedBy[entry.lastBatch, default: (0, 0)].bytes += entry.bytes
+        }
+        var oldestKept = batch
+        var streams = 0
+        var bytes = 0
+        for (used, total) in usedBy.sorted(by: { $0.key > $1.key }) {
+            streams += total.streams
+            bytes += total.bytes
+            guard streams <= capacity / 2 && bytes <= byteCapacity / 2 else { break }
+            oldestKept = used
+        }
+        held = held.filter { Self.isKeptThroughTrims($0.key) || $0.value.lastBatch >= oldestKept }
+        state = state.keeping { held[$0] != nil }
+        keptThroughTrim = 0
+        keptBytes = 0
+        heldBytes = 0
+        for (stream, entry) in held {
+            heldBytes += entry.bytes
+            if Self.isKeptThroughTrims(stream) {
+                keptThroughTrim += 1
+                keptBytes += entry.bytes
+            }
+        }
+    }
+
+    /// The streams a trim keeps, whatever batch used them last: each grows by an event per
+    /// payment or invoice, for as long as the business runs, while its aggregate is a few numbers.
     static func isKeptThroughTrims(_ stream: StreamRef) -> Bool {
         switch stream {
         case .agent, .invoiceSeries, .settings: true
@@ -91,46 +132,54 @@ struct StateCache {
     /// Events read from the store at a time while folding a stream.
     static let foldPage = 4096
 
-    /// Folds every stream in `streams` that is not held yet. A stream is folded whole or not
-    /// at all: a short one is read whole before any of it is applied, a longer one folded
-    /// page by page into a state of its own and taken over once it is all read, so one that
-    /// cannot be read leaves nothing of its stream behind (the writer refuses the command that
-    /// reads it and goes on with the batch, on this state).
+    /// Folds every stream in `streams` that is not held yet, and marks each as used by this
+    /// batch, for `trimIfNeeded`. A stream is folded whole or not at all: a short one is read
+    /// whole before any of it is applied, a longer one folded page by page into a state of its
+    /// own and taken over once it is all read, so one that cannot be read leaves nothing of its
+    /// stream behind (the writer refuses the command that reads it and goes on with the batch,
+    /// on this state).
     mutating func load(_ streams: some Sequence<StreamRef>) throws(StoreError) {
-        for stream in streams where !loaded.contains(stream) {
+        for stream in streams {
+            if let index = held.index(forKey: stream) {
+                held.values[index].lastBatch = batch
+                continue
+            }
+            let growth: Int
             do throws(StoreError) {
-                try fold(stream)
+                growth = try fold(stream)
             } catch {
                 throw StoreError(error.kind, "stream \(stream.name) cannot be read: \(error.message)")
             }
-            loaded.insert(stream)
-            heldBytes += StreamFootprint.perStream(stream)
+            let bytes = StreamFootprint.perStream(stream) + growth
+            held[stream] = Held(bytes: bytes, lastBatch: batch)
+            heldBytes += bytes
             foldedStreams += 1
         }
     }
 
-    private mutating func fold(_ stream: StreamRef) throws(StoreError) {
+    /// Folds `stream` into the state; returns what its events add to its estimated size.
+    private mutating func fold(_ stream: StreamRef) throws(StoreError) -> Int {
         if stream.isFoldedFromItsLastEvent {
             let version = try store.version(of: stream.name)
-            guard version > 0 else { return }
+            guard version > 0 else { return 0 }
             guard let last = try store.events(in: stream.name, fromVersion: version, limit: 1).first else {
                 throw StoreError(.corrupt, "its event \(version), the last by its version, is missing")
             }
             let event = try decode(last)
             state.apply(last: event, ofStreamAt: version)
-            heldBytes += StreamFootprint.growth(by: event)
-            return
+            return StreamFootprint.growth(by: event)
         }
         var page = try store.events(in: stream.name, fromVersion: 1, limit: Self.foldPage)
         if page.count < Self.foldPage {
             var events: [StrataEvent] = []
             events.reserveCapacity(page.count)
             for recorded in page { events.append(try decode(recorded)) }
+            var growth = 0
             for event in events {
                 state.apply(event)
-                heldBytes += StreamFootprint.growth(by: event)
+                growth += StreamFootprint.growth(by: event)
             }
-            return
+            return growth
         }
         var scratch = DomainState()
         var growth = 0
@@ -145,7 +194,7 @@ struct StateCache {
                 in: stream.name, fromVersion: scratch.version(of: stream) + 1, limit: Self.foldPage)
         }
         state.take(stream, from: scratch)
-        heldBytes += growth
+        return growth
     }
 
     /// Applies events a decision just made (before they are committed), so the next
@@ -154,8 +203,14 @@ struct StateCache {
     mutating func apply(_ events: [StrataEvent]) {
         for event in events {
             state.apply(event)
-            heldBytes += StreamFootprint.growth(by: event)
-            if loaded.insert(event.stream).inserted { heldBytes += StreamFootprint.perStream(event.stream) }
+            var bytes = StreamFootprint.growth(by: event)
+            if let index = held.index(forKey: event.stream) {
+                held.values[index].bytes += bytes
+            } else {
+                bytes += StreamFootprint.perStream(event.stream)
+                held[event.stream] = Held(bytes: bytes, lastBatch: batch)
+            }
+            heldBytes += bytes
         }
     }
 
@@ -199,7 +254,7 @@ struct StateCache {
             after = last.position
         }
         state = DomainState(directory: directory)
-        loaded = []
+        held = [:]
         keptThroughTrim = 0
         heldBytes = 0
         keptBytes = 0

@@ -13,15 +13,20 @@ import Events
 /// allocator's own overhead is counted in.
 enum StreamFootprint {
     /// What any held stream costs before its events add to it: a dictionary entry for its
-    /// aggregate and one for its version (with the tables' free slots), its place in the set of
-    /// held streams, and the few strings of ids its aggregate holds.
+    /// aggregate and one for its version (with the tables' free slots), its entry in the cache's
+    /// table of held streams, and the few strings of ids its aggregate holds.
     static func perStream(_ stream: StreamRef) -> Int {
         switch stream {
-        case .loan: 320 + MemoryLayout<LoanState>.stride * 4 / 3
-        case .invoice: 320 + MemoryLayout<InvoiceState>.stride * 4 / 3
-        default: 320
+        case .loan: fixed + MemoryLayout<LoanState>.stride * 4 / 3
+        case .invoice: fixed + MemoryLayout<InvoiceState>.stride * 4 / 3
+        default: fixed
         }
     }
+
+    /// What every stream costs whatever its aggregate: 320 bytes for its entries and ids, and the
+    /// two integers its entry in the table of held streams carries (its estimate and the last
+    /// batch that used it, by which a trim keeps the recent streams), with the table's free slots.
+    static let fixed = 320 + 2 * MemoryLayout<Int>.stride * 4 / 3
 
     /// What `event` adds to its stream's aggregate once folded.
     static func growth(by event: StrataEvent) -> Int {
