@@ -121,16 +121,7 @@ public enum OverdueAging {
 
     /// The overdue loans as of `asOf`, most overdue first (then by loan id).
     public static func rows(asOf: LocalDate, in tables: any ProjectionTables) throws -> [Loan] {
-        try tables.query(sql, [.text(asOf.description)]).map { row in
-            guard row.count == 8, let loanId = row[0].textOrNil, let accountId = row[1].textOrNil,
-                let agentId = row[2].textOrNil, let due = row[3].textOrNil.flatMap(LocalDate.init),
-                let bucket = row[7].textOrNil.flatMap(Bucket.init(rawValue:))
-            else { throw UnexpectedRow(description: "the overdue aging query returned \(row)") }
-            return Loan(
-                loanId: loanId, accountId: accountId, agentId: agentId, oldestDueDate: due,
-                daysOverdue: Int(row[4].integerOrZero), overdueCents: row[5].integerOrZero,
-                outstandingCents: row[6].integerOrZero, bucket: bucket)
-        }
+        try tables.query(sql, [.text(asOf.description)]).map(Loan.init(row:))
     }
 
     /// How many loans, and how much overdue, in each bucket as of `asOf`: one entry per bucket.
@@ -141,5 +132,19 @@ public enum OverdueAging {
             }
             return BucketTotal(bucket: bucket, loans: Int(row[1].integerOrZero), overdueCents: row[2].integerOrZero)
         }
+    }
+}
+
+extension OverdueAging.Loan {
+    /// A row of `OverdueAging.sql`.
+    public init(row: [ProjectionValue]) throws {
+        guard row.count == 8, let loanId = row[0].textOrNil, let accountId = row[1].textOrNil,
+            let agentId = row[2].textOrNil, let due = row[3].textOrNil.flatMap(LocalDate.init),
+            let bucket = row[7].textOrNil.flatMap(OverdueAging.Bucket.init(rawValue:))
+        else { throw OverdueAging.UnexpectedRow(description: "the overdue aging query returned \(row)") }
+        self.init(
+            loanId: loanId, accountId: accountId, agentId: agentId, oldestDueDate: due,
+            daysOverdue: Int(row[4].integerOrZero), overdueCents: row[5].integerOrZero,
+            outstandingCents: row[6].integerOrZero, bucket: bucket)
     }
 }

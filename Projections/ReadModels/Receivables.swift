@@ -209,18 +209,23 @@ public struct Receivables: Projection {
 
     /// Every customer's open balance as of `asOf`, aged by days past due, by party id.
     public static func aging(asOf: LocalDate, in tables: any ProjectionTables) throws -> [CustomerAging] {
-        try tables.query(agingSQL, [.text(asOf.description)]).map { row in
-            guard row.count == 8, case .text(let partyId) = row[0], case .text(let name) = row[1] else {
-                throw UnexpectedAgingRow(row: row)
-            }
-            var cents: [Int64] = []
-            for value in row[2...] {
-                guard case .integer(let amount) = value else { throw UnexpectedAgingRow(row: row) }
-                cents.append(amount)
-            }
-            return CustomerAging(
-                partyId: partyId, name: name, currentCents: cents[0], days1To30Cents: cents[1],
-                days31To60Cents: cents[2], days61To90Cents: cents[3], over90DaysCents: cents[4], totalCents: cents[5])
+        try tables.query(agingSQL, [.text(asOf.description)]).map(CustomerAging.init(agingRow:))
+    }
+}
+
+extension Receivables.CustomerAging {
+    /// A row of `agingSQL`.
+    public init(agingRow row: [ProjectionValue]) throws {
+        guard row.count == 8, case .text(let partyId) = row[0], case .text(let name) = row[1] else {
+            throw Receivables.UnexpectedAgingRow(row: row)
         }
+        var cents: [Int64] = []
+        for value in row[2...] {
+            guard case .integer(let amount) = value else { throw Receivables.UnexpectedAgingRow(row: row) }
+            cents.append(amount)
+        }
+        self.init(
+            partyId: partyId, name: name, currentCents: cents[0], days1To30Cents: cents[1],
+            days31To60Cents: cents[2], days61To90Cents: cents[3], over90DaysCents: cents[4], totalCents: cents[5])
     }
 }

@@ -54,8 +54,8 @@ import Testing
                 .init(bucket: .days61to90, loans: 0, overdueCents: 0, outstandingCents: 0),
                 .init(bucket: .over90, loans: 1, overdueCents: 1_060_000, outstandingCents: 1_060_000),
             ])
-        #expect(figures.overdueLoans.map(\.loanId) == ["L2", "L1", "L3"])
-        #expect(figures.overdueLoans.map(\.daysOverdue) == [101, 55, 11])
+        #expect(figures.mostOverdue.map(\.loanId) == ["L2", "L1", "L3"])
+        #expect(figures.mostOverdue.map(\.daysOverdue) == [101, 55, 11])
         #expect(
             figures.agents == [
                 .init(
@@ -68,14 +68,19 @@ import Testing
                     collectibleCents: 0),
             ])
         #expect(
-            figures.receivables == [
-                Receivables.CustomerAging(
-                    partyId: "C-1", name: F.hostileCustomer, currentCents: 0, days1To30Cents: 200_000,
-                    days31To60Cents: 0, days61To90Cents: 0, over90DaysCents: 0, totalCents: 200_000),
+            figures.owingMost == [
                 Receivables.CustomerAging(
                     partyId: "C-2", name: "Asha Traders", currentCents: 150_000, days1To30Cents: 0,
                     days31To60Cents: 0, days61To90Cents: 450_000, over90DaysCents: 0, totalCents: 600_000),
+                Receivables.CustomerAging(
+                    partyId: "C-1", name: F.hostileCustomer, currentCents: 0, days1To30Cents: 200_000,
+                    days31To60Cents: 0, days61To90Cents: 0, over90DaysCents: 0, totalCents: 200_000),
             ])
+        #expect(
+            figures.receivablesTotal
+                == .init(
+                    customers: 2, currentCents: 150_000, days1To30Cents: 200_000, days31To60Cents: 0,
+                    days61To90Cents: 450_000, over90DaysCents: 0, totalCents: 800_000))
     }
 
     @Test func thePageShowsEachFigureInItsRow() throws {
@@ -242,6 +247,63 @@ import Testing
             html.contains("<p class=\"warning\" role=\"alert\">The read models are stopped: stopped at position 29"))
         #expect(html.contains("read models at position <strong>28</strong>"))
         #expect(stop.position == 29)
+    }
+
+    /// A book of more customers owing than the page lists: the 20 owing most are read and listed,
+    /// most first, while the totals, the count and the chart are of every customer. The report
+    /// used to read every customer into memory and list them all, a page and a process as large
+    /// as the book.
+    @Test func theCustomersOwingMostAreListedAndEveryCustomerIsTotalled() throws {
+        let h = try ProjectionHarness(ReadModels.all, name: "readmodels")
+        let owed = (1...45).map { Int64(($0 * 37) % 45 + 1) * 10_000 }  // 10,000 to 450,000, shuffled
+        for (n, cents) in owed.enumerated() {
+            try h.given(
+                .invoiceCreated(
+                    InvoiceCreated(
+                        invoiceId: "I\(n)", series: "INV", invoiceNumber: "INV-\(n)",
+                        customer: InvoiceCustomer(partyId: "C-\(n)", name: PersonalData("Customer \(n)")),
+                        issueDate: F.date("2026-01-10"), dueDate: F.date(n % 2 == 0 ? "2026-03-20" : "2026-04-20"),
+                        lines: [
+                            InvoiceLine(
+                                description: "Goods", quantityMilli: 1000, unitPriceCents: cents, taxRateBp: 0,
+                                amountCents: cents, discountCents: 0, taxableCents: cents, taxCents: 0)
+                        ],
+                        totals: InvoiceTotals(
+                            subtotalCents: cents, discountCents: 0, taxableCents: cents, taxCents: 0, totalCents: cents),
+                        createdBy: "admin-1")), stream: "invoice-I\(n)")
+        }
+        let figures = try F.figures(h)
+        let expected = owed.enumerated().sorted { $0.element > $1.element }.prefix(20).map { "C-\($0.offset)" }
+        #expect(figures.owingMost.map(\.partyId) == expected)
+        #expect(figures.owingMost.first?.totalCents == 450_000)
+        let all = owed.reduce(0, +)
+        let late = owed.enumerated().filter { $0.offset % 2 == 0 }.reduce(0) { $0 + $1.element }
+        #expect(
+            figures.receivablesTotal
+                == .init(
+                    customers: 45, currentCents: all - late, days1To30Cents: late, days31To60Cents: 0,
+                    days61To90Cents: 0, over90DaysCents: 0, totalCents: all))
+
+        let html = try F.render(h)
+        #expect(html.contains("<caption>The 20 customers owing most, of 45</caption>"))
+        #expect(try XMLDocument(data: Data(html.utf8), options: []).nodes(forXPath: "(//table)[last()]/tbody/tr").count == 20)
+        #expect(
+            html.contains(
+                foot(
+                    "Total", "45 customers", MoneyText.of(all - late), MoneyText.of(late), "0.00", "0.00", "0.00",
+                    MoneyText.of(all), numeric: 2...7)))
+        #expect(html.contains("<div class=\"card-note\">45 customers owing</div>"))
+    }
+
+    /// However many rows are offered, and in whatever order, the first `count` come out in order.
+    @Test func theFirstRowsAreKeptFromAnyNumberOffered() {
+        var top = TopRows<Int>(count: 5, precedes: >)
+        let offered = (0..<1000).map { ($0 * 7919) % 1000 }
+        for value in offered { top.offer(value) }
+        #expect(top.rows == [999, 998, 997, 996, 995])
+        var few = TopRows<Int>(count: 5, precedes: >)
+        for value in [3, 1, 2] { few.offer(value) }
+        #expect(few.rows == [3, 2, 1])
     }
 
     /// A table row: the first cell a row header, then the figures (right-aligned by default).

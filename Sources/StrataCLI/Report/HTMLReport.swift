@@ -8,10 +8,8 @@ import StrataCore
 /// well-formed XML (void elements closed, every name escaped), so tools can parse it. The
 /// same figures and `generatedAt` always give the same bytes.
 enum HTMLReport {
-    /// The most rows a chart draws (the tables list them all).
+    /// The most rows a chart draws.
     static let chartRows = 15
-    /// The most overdue loans listed one by one.
-    static let overdueLoansListed = 20
 
     private enum Colour {
         static let loans = "#2f6fd0"
@@ -77,13 +75,13 @@ enum HTMLReport {
         let h = figures.headline
         let overdueCents = figures.overdue.reduce(0) { $0 + $1.overdueCents }
         let overdueLoans = figures.overdue.reduce(0) { $0 + $1.loans }
-        let owedCents = figures.receivables.reduce(0) { $0 + $1.totalCents }
+        let owedCents = figures.receivablesTotal.totalCents
         let cards: [(String, String, String)] = [
             ("Collected", MoneyText.of(h.collectedCents), "every loan payment received"),
             ("Still to collect", MoneyText.of(h.collectibleCents), plural(h.activeLoans, "active loan")),
             ("Released", MoneyText.of(h.principalReleasedCents), plural(h.loansReleased, "loan") + " approved"),
             ("Overdue", MoneyText.of(overdueCents), plural(Int64(overdueLoans), "loan") + " late"),
-            ("Receivables", MoneyText.of(owedCents), plural(Int64(figures.receivables.count), "customer") + " owing"),
+            ("Receivables", MoneyText.of(owedCents), plural(Int64(figures.receivablesTotal.customers), "customer") + " owing"),
             ("Active accounts", String(h.activeAccounts), "borrower accounts"),
             ("Agents", String(h.approvedAgents), "approved; \(h.pendingAgents) waiting"),
             ("Pending approvals", String(h.pendingApprovals), "agents, loans and cash-outs"),
@@ -188,7 +186,7 @@ enum HTMLReport {
             "overdue", "Overdue loans by days past due",
             "Active loans whose oldest unpaid installment fell due before \(figures.asOf): what is overdue on "
                 + "them, and everything still owed on them.")
-        if figures.overdueLoans.isEmpty {
+        if figures.mostOverdue.isEmpty {
             html.append("<p class=\"empty\">No loan is overdue as of \(figures.asOf).</p>")
         } else {
             html.append(
@@ -219,11 +217,10 @@ enum HTMLReport {
                     MoneyText.of(buckets.reduce(0) { $0 + $1.overdueCents }),
                     MoneyText.of(buckets.reduce(0) { $0 + $1.outstandingCents }),
                 ]))
-        if !figures.overdueLoans.isEmpty {
-            let listed = figures.overdueLoans.prefix(overdueLoansListed)
-            let caption =
-                listed.count < figures.overdueLoans.count
-                ? "The \(listed.count) most overdue of \(figures.overdueLoans.count) loans" : "The overdue loans"
+        if !figures.mostOverdue.isEmpty {
+            let listed = figures.mostOverdue
+            let late = buckets.reduce(0) { $0 + $1.loans }
+            let caption = listed.count < late ? "The \(listed.count) most overdue of \(late) loans" : "The overdue loans"
             html.append(
                 table(
                     caption: caption,
@@ -282,7 +279,8 @@ enum HTMLReport {
     }
 
     private static func receivables(_ figures: ReportFigures) -> [String] {
-        let customers = figures.receivables
+        let customers = figures.owingMost
+        let total = figures.receivablesTotal
         var html = open(
             "receivables", "Receivables",
             "What invoice customers owed on \(figures.asOf), by days past each invoice's due date.")
@@ -291,9 +289,8 @@ enum HTMLReport {
             return html + ["</section>"]
         }
         let totals: [Int64] = [
-            customers.reduce(0) { $0 + $1.currentCents }, customers.reduce(0) { $0 + $1.days1To30Cents },
-            customers.reduce(0) { $0 + $1.days31To60Cents }, customers.reduce(0) { $0 + $1.days61To90Cents },
-            customers.reduce(0) { $0 + $1.over90DaysCents }, customers.reduce(0) { $0 + $1.totalCents },
+            total.currentCents, total.days1To30Cents, total.days31To60Cents, total.days61To90Cents,
+            total.over90DaysCents, total.totalCents,
         ]
         let names = ["Not yet due", "1–30 days", "31–60 days", "61–90 days", "Over 90 days"]
         let colours = [Colour.notDue] + Colour.buckets
@@ -304,7 +301,9 @@ enum HTMLReport {
                 series: [SVGChart.Series(name: "Owed", colour: Colour.notDue)], axisTitle: "Owed"))
         html.append(
             table(
-                caption: "Receivables by customer",
+                caption: customers.count < total.customers
+                    ? "The \(customers.count) customers owing most, of \(total.customers)"
+                    : "Receivables by customer, owing most first",
                 head: ["Customer", "Party", "Not due", "1–30", "31–60", "61–90", "Over 90", "Total"],
                 rows: customers.map {
                     [
@@ -313,7 +312,7 @@ enum HTMLReport {
                         MoneyText.of($0.over90DaysCents), MoneyText.of($0.totalCents),
                     ]
                 },
-                foot: ["Total", plural(Int64(customers.count), "customer")] + totals.map(MoneyText.of),
+                foot: ["Total", plural(Int64(total.customers), "customer")] + totals.map(MoneyText.of),
                 numeric: [2, 3, 4, 5, 6, 7]))
         return html + ["</section>"]
     }

@@ -36,8 +36,34 @@ struct ReportFigures {
         var collectibleCents: Int64
     }
 
+    /// What customers owed in all, by days past due.
+    struct ReceivablesTotal: Equatable {
+        var customers = 0
+        var currentCents: Int64 = 0
+        var days1To30Cents: Int64 = 0
+        var days31To60Cents: Int64 = 0
+        var days61To90Cents: Int64 = 0
+        var over90DaysCents: Int64 = 0
+        var totalCents: Int64 = 0
+
+        mutating func add(_ customer: Receivables.CustomerAging) {
+            customers += 1
+            currentCents += customer.currentCents
+            days1To30Cents += customer.days1To30Cents
+            days31To60Cents += customer.days31To60Cents
+            days61To90Cents += customer.days61To90Cents
+            over90DaysCents += customer.over90DaysCents
+            totalCents += customer.totalCents
+        }
+    }
+
     /// The longest stretch of days the collections chart covers, ending on `asOf`.
     static let collectionsDays = 60
+    /// The most overdue loans listed one by one, and the customers owing most: a book of a
+    /// million loans or customers is summed whole, but only these are read into memory and
+    /// onto the page (`strata query overdue` and `receivables` list them all).
+    static let overdueLoansListed = 20
+    static let customersListed = 20
 
     /// The loan statuses in the order a loan goes through them; any other status the
     /// file holds follows them.
@@ -56,28 +82,46 @@ struct ReportFigures {
     var collectionsFrom: LocalDate
     var collections: [Dashboard.CollectionsDay]
     var overdue: [BucketLine]
-    /// Most overdue first.
-    var overdueLoans: [OverdueAging.Loan]
+    /// The `overdueLoansListed` most overdue, most overdue first.
+    var mostOverdue: [OverdueAging.Loan]
     /// Best collectors first.
     var agents: [AgentLine]
-    var receivables: [Receivables.CustomerAging]
+    /// The `customersListed` customers owing most, most first (then by party id).
+    var owingMost: [Receivables.CustomerAging]
+    var receivablesTotal: ReceivablesTotal
 
     static func read(_ snapshot: ProjectionSnapshot, asOf: LocalDate) throws -> ReportFigures {
         let from = asOf.adding(days: -(collectionsDays - 1))
-        let overdueLoans = try OverdueAging.rows(asOf: asOf, in: snapshot)
+        let day: [String: ProjectionValue] = ["as_of": .text(asOf.description)]
+        var mostOverdue: [OverdueAging.Loan] = []
+        var outstanding: [OverdueAging.Bucket: Int64] = [:]
+        try snapshot.forEachRow(OverdueAging.sql, named: day, columns: { _ in }) { row in
+            let loan = try OverdueAging.Loan(row: row)
+            outstanding[loan.bucket, default: 0] += loan.outstandingCents
+            if mostOverdue.count < overdueLoansListed { mostOverdue.append(loan) }
+            return true
+        }
         let overdue = try OverdueAging.summary(asOf: asOf, in: snapshot).map { total in
             BucketLine(
                 bucket: total.bucket, loans: total.loans, overdueCents: total.overdueCents,
-                outstandingCents: overdueLoans.filter { $0.bucket == total.bucket }.reduce(0) {
-                    $0 + $1.outstandingCents
-                })
+                outstandingCents: outstanding[total.bucket] ?? 0)
+        }
+        var owingMost = TopRows<Receivables.CustomerAging>(count: customersListed) {
+            ($0.totalCents, $1.partyId) > ($1.totalCents, $0.partyId)
+        }
+        var receivablesTotal = ReceivablesTotal()
+        try snapshot.forEachRow(Receivables.agingSQL, named: day, columns: { _ in }) { row in
+            let customer = try Receivables.CustomerAging(agingRow: row)
+            receivablesTotal.add(customer)
+            owingMost.offer(customer)
+            return true
         }
         return ReportFigures(
             position: snapshot.checkpoint, stop: snapshot.stop, asOf: asOf,
             headline: try Dashboard.headline(in: snapshot), portfolio: try portfolio(snapshot),
             collectionsFrom: from, collections: try Dashboard.collections(from: from, through: asOf, in: snapshot),
-            overdue: overdue, overdueLoans: overdueLoans, agents: try agents(snapshot),
-            receivables: try Receivables.aging(asOf: asOf, in: snapshot))
+            overdue: overdue, mostOverdue: mostOverdue, agents: try agents(snapshot), owingMost: owingMost.rows,
+            receivablesTotal: receivablesTotal)
     }
 
     /// Every status of `loanStatuses`, with zeros when no loan has it.
@@ -123,5 +167,35 @@ struct ReportFigures {
                 payments: row[6].integerOrZero,
                 earnedCents: row[7].integerOrZero, collectibleCents: row[8].integerOrZero)
         }
+    }
+}
+
+/// The first `count` of rows offered one at a time, by `precedes`, holding at most twice as
+/// many at once whatever the number offered.
+struct TopRows<Row> {
+    let count: Int
+    let precedes: (Row, Row) -> Bool
+    private var held: [Row] = []
+
+    init(count: Int, precedes: @escaping (Row, Row) -> Bool) {
+        self.count = count
+        self.precedes = precedes
+    }
+
+    mutating func offer(_ row: Row) {
+        held.append(row)
+        if held.count >= 2 * count { keepFirst() }
+    }
+
+    /// The first `count`, in order.
+    var rows: [Row] {
+        var top = self
+        top.keepFirst()
+        return top.held
+    }
+
+    private mutating func keepFirst() {
+        held.sort(by: precedes)
+        if held.count > count { held.removeLast(held.count - count) }
     }
 }
