@@ -592,6 +592,42 @@ import Workloads
         #expect(try ServiceProcess(dataDirectory: data).stop() == 0)
     }
 
+    /// `--cache-mib` bounds the writer's cache of folded streams: 1,200 loans, each holding its
+    /// schedule (some 2 MB in all as `strata_writer_cache_bytes` estimates them), through a serve
+    /// given 1 MiB: after the trim before the last batch (one payment) the cache holds no more.
+    /// Without the option it kept all of them.
+    @Test func cacheMibBoundsTheStreamsTheWriterHolds() throws {
+        let data = try ChildProcess.temporaryDirectory("strata-cache-mib")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try ServiceProcess.prepare(data)
+        let file = data.appendingPathComponent("serve.prom").path
+        let service = try ServiceProcess(
+            dataDirectory: data, arguments: ["--cache-mib", "1", "--metrics-file", file, "--metrics-interval", "3600"])
+        let workload = LendingWorkload(
+            admin: ServiceProcess.admin, prefix: "mib", agents: 2, accountsPerAgent: 10, today: Timestamp.now().date)
+        let context = try ZMQContext()
+        let client = try service.commandClient(context)
+        defer { client.close() }
+        func exchange(_ bodies: [CommandBody]) throws {
+            for body in bodies { try client.send(body.json) }
+            for body in bodies {
+                let reply = try JSONParser.parse(try #require(try client.receive(timeoutMilliseconds: 30_000)))
+                #expect(reply["ok"] == .bool(true), "\(body.type): \(CanonicalJSON.string(reply))")
+            }
+        }
+        try exchange(workload.setup())
+        for start in stride(from: 0, to: 1_200, by: 100) {
+            try exchange((start..<start + 100).flatMap { Array(workload.loan($0).prefix(2)) })
+        }
+        try exchange([workload.loan(0)[2]])
+        #expect(service.stop() == 0, "\(service.log)")
+
+        let final = try readExposition(file)
+        let bytes = try #require(final.value("strata_writer_cache_bytes"))
+        #expect(bytes <= Double(1 << 20), "\(bytes) bytes held")
+        #expect(try #require(final.value("strata_writer_cache_streams")) < 1_000)
+    }
+
     /// A metrics path where a FIFO is (and no reader), or a device: opening a FIFO to write
     /// waits for a reader, so `serve` hung at its start, before it listened or said why. Each
     /// is refused at start (exit 2) naming what is there, and left as it was.

@@ -34,7 +34,8 @@ struct UpCommandTests {
                 ("publisher-hwm", "0", "1...10000000"), ("publisher-hwm", "10000001", "1...10000000"),
                 ("checkpoint-interval", "86401", "0...86400"), ("checkpoint-interval", "-1", "0...86400"),
                 ("max-store-bytes", "65535", "65536...\(Int64.max)"),
-                ("max-store-bytes", "1GB", "65536...\(Int64.max)"),
+                ("max-store-bytes", "1GB", "65536...\(Int64.max)"), ("cache-mib", "0", "1...65536"),
+                ("cache-mib", "65537", "1...65536"),
             ] {
                 let expected = "--\(option) must be an integer in \(range), got '\(value)'"
                 let arguments = ["--data", data, "--\(option)", value] + endpoints
@@ -47,7 +48,7 @@ struct UpCommandTests {
             }
             #expect(!FileManager.default.fileExists(atPath: data + "/events.db"))
 
-            let options = ["--publisher-hwm ", "--checkpoint-interval ", "--max-store-bytes "]
+            let options = ["--publisher-hwm ", "--checkpoint-interval ", "--max-store-bytes ", "--cache-mib "]
             func optionLines(_ command: String) throws -> [String] {
                 let help = try strata([command, "--help"], expecting: 0).stdout
                 // An option's row, its columns as wide as the command's longest option.
@@ -56,7 +57,7 @@ struct UpCommandTests {
                     .filter { options.contains(where: $0.hasPrefix) }
             }
             let served = try optionLines("serve")
-            #expect(served.count == 3)
+            #expect(served.count == 4)
             #expect(try optionLines("up") == served)
         }
     }

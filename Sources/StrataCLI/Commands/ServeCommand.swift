@@ -170,6 +170,8 @@ enum ServeCommand {
         var checkpointInterval: TimeInterval?
         /// nil: no limit but the disk's.
         var maximumStoreBytes: Int64?
+        /// nil: `CommandWriter.defaultCacheBytes` (64 MiB).
+        var cacheMebibytes: Int64?
 
         static let options: [OptionSpec] = [
             OptionSpec(
@@ -182,6 +184,10 @@ enum ServeCommand {
                 "max-store-bytes", value: "N",
                 help: "Let events.db grow to N bytes at most; past it commands are answered INTERNAL, "
                     + "not recorded."),
+            OptionSpec(
+                "cache-mib", value: "N",
+                help: "Hold up to N MiB of folded streams for deciding (default 64; 1 to 65536): more keeps "
+                    + "a larger book of loans from being read again, at that much more memory."),
         ]
 
         /// The options given, each within its range; one out of it, or no integer, is a usage
@@ -192,7 +198,8 @@ enum ServeCommand {
                 checkpointInterval: try arguments.integer("checkpoint-interval", in: 0...86_400).map {
                     TimeInterval($0)
                 },
-                maximumStoreBytes: try arguments.integer("max-store-bytes", in: 65_536...Int64.max))
+                maximumStoreBytes: try arguments.integer("max-store-bytes", in: 65_536...Int64.max),
+                cacheMebibytes: try arguments.integer("cache-mib", in: 1...65_536))
         }
 
         /// Sets what was given, leaving the service's defaults for the rest.
@@ -200,6 +207,7 @@ enum ServeCommand {
             if let publisherHighWaterMark { settings.publisherHighWaterMark = publisherHighWaterMark }
             if let checkpointInterval { settings.checkpointInterval = checkpointInterval }
             settings.maximumStoreBytes = maximumStoreBytes
+            if let cacheMebibytes { settings.cacheBytes = Int(cacheMebibytes) << 20 }
         }
     }
 

@@ -49,9 +49,10 @@ enum UpCommand {
             strata_up_child_running (1 or 0) and strata_up_child_restarts_total of each child, labelled
             process="serve", "project-readmodels" or "project-audit"; --metrics-interval and
             --log-level are passed to every child; --checkpoint-key, --publisher-hwm,
-            --checkpoint-interval and --max-store-bytes to serve, as `strata serve --help` describes
-            them (--max-store-bytes caps events.db: past it commands are answered INTERNAL). A value
-            serve would refuse is refused here, with serve's message (exit 2), before anything starts.
+            --checkpoint-interval, --max-store-bytes and --cache-mib to serve, as `strata serve
+            --help` describes them (--max-store-bytes caps events.db: past it commands are answered
+            INTERNAL). A value serve would refuse is refused here, with serve's message (exit 2),
+            before anything starts.
 
             --print-services starts nothing and reads no key file: it prints each process as one JSON
             line, {"arguments":[…],"essential":true|false,"name":"…"}, the arguments being those after
