@@ -187,7 +187,7 @@ enum ReportFixtures {
     }
 
     /// An invoice of one untaxed line, so its total is `cents`.
-    private static func invoice(
+    static func invoice(
         _ h: ProjectionHarness, _ id: String, party: String, name: String, cents: Int64, issued: String, due: String
     ) throws {
         try h.given(
