@@ -74,14 +74,8 @@ public final class ProjectionSnapshot {
         }
     }
 
-    /// A read query whose parameters are named (`:agent`), bound from `values` by name.
-    public func table(_ sql: String, named values: [String: ProjectionValue]) throws(ProjectorError) -> (
-        columns: [String], rows: [[ProjectionValue]]
-    ) {
-        try connection.table(sql, named: values, reading: path)
-    }
-
-    /// The same, a row at a time (`SQLiteConnection.forEachRow`).
+    /// A read query whose parameters are named (`:agent`), bound from `values` by name, a row
+    /// at a time (`SQLiteConnection.forEachRow`).
     public func forEachRow(
         _ sql: String, named values: [String: ProjectionValue], columns: ([String]) throws -> Void,
         row: ([ProjectionValue]) throws -> Bool

@@ -3,29 +3,9 @@ import StrataSQLite
 
 extension SQLiteConnection {
     /// A read query whose parameters are named (`:agent`), bound from `values` by name:
-    /// queries put together from optional filters need not count positions. Returns the
-    /// column names and every row. `path` names the file in errors.
-    public func table(_ sql: String, named values: [String: ProjectionValue], reading path: String)
-        throws(ProjectorError) -> (columns: [String], rows: [[ProjectionValue]])
-    {
-        var columns: [String] = []
-        var rows: [[ProjectionValue]] = []
-        do {
-            try forEachRow(sql, named: values, reading: path) { columns = $0 } row: {
-                rows.append($0)
-                return true
-            }
-        } catch let error as ProjectorError {
-            throw error
-        } catch {
-            throw ProjectorError(.io, "querying \(path): \(error)")
-        }
-        return (columns, rows)
-    }
-
-    /// The same query, its rows handed over one at a time as SQLite steps to them, so that an
-    /// answer of millions of rows is never held whole: `columns` first, then `row` for each
-    /// row until it returns false. Errors of the query are `ProjectorError`s; what the two
+    /// queries put together from optional filters need not count positions. Its rows are handed
+    /// over one at a time as SQLite steps to them, so that an answer of millions of rows is never
+    /// held whole: `columns` first, then `row` for each row until it returns false. Errors of the query are `ProjectorError`s; what the two
     /// closures throw comes through as it is.
     ///
     /// The one way a named query runs, over a projection file (`ProjectionSnapshot`) or the
