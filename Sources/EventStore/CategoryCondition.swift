@@ -18,8 +18,7 @@ enum CategoryCondition {
     /// The condition on `column` (`stream`, or `+stream` to keep the planner off its index)
     /// and its bindings. Duplicates are dropped: they change nothing but the SQL's size.
     static func sql(_ categories: [String], column: String = "stream") -> (sql: String, bindings: [SQLiteValue]) {
-        var seen: Set<String> = []
-        let distinct = categories.filter { seen.insert($0).inserted }
+        let distinct = distinct(categories)
         guard distinct.count > mostRanges else {
             // A category's streams sort between "<category>-" and "<category>." ('.' follows '-').
             let ranges = distinct.map { _ in "(\(column) >= ? AND \(column) < ?)" }
@@ -34,5 +33,16 @@ enum CategoryCondition {
             "\(category) IN (" + distinct.map { _ in "?" }.joined(separator: ", ") + ")",
             distinct.map { .text($0) }
         )
+    }
+
+    /// `categories` without duplicates, in their order.
+    static func distinct(_ categories: [String]) -> [String] {
+        var seen: Set<String> = []
+        return categories.filter { seen.insert($0).inserted }
+    }
+
+    /// Whether the condition on `stream` is ranges that the (stream, version) index walks.
+    static func walksTheIndex(_ categories: [String]) -> Bool {
+        distinct(categories).count <= mostRanges
     }
 }

@@ -46,6 +46,9 @@ public final class SQLiteEventStore: EventStore {
         /// Why this store appends nothing more, for good: another process appended while the
         /// lock file was missing.
         var superseded: String?
+        /// Category sets (sorted) found to hold more than `smallCategory` events, whose pages
+        /// walk the table: a category only grows, so its index need not be counted again.
+        var largeCategories: Set<[String]> = []
     }
 
     /// Appends of at least this many events hash their chain on `chainThread`; smaller ones
@@ -462,9 +465,7 @@ public final class SQLiteEventStore: EventStore {
         case .all:
             break
         case .categories(let categories):
-            let condition = CategoryCondition.sql(categories)
-            sql += " AND " + condition.sql
-            bindings += condition.bindings
+            return try events(after: position, limit: limit, categories: categories)
         case .types(let types):
             sql += " AND type IN (" + types.map { _ in "?" }.joined(separator: ", ") + ")"
             bindings += types.map { .text($0) }
@@ -539,7 +540,7 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
-    private func read(_ sql: String, _ bindings: [SQLiteValue]) throws(StoreError) -> [RecordedEvent] {
+    func read(_ sql: String, _ bindings: [SQLiteValue]) throws(StoreError) -> [RecordedEvent] {
         try read { (c) throws(SQLiteError) in
             let s = try c.statement(sql)
             try s.bind(bindings)
@@ -548,7 +549,7 @@ public final class SQLiteEventStore: EventStore {
     }
 
     /// The events of the statement `prepare` gives, bound and ready to step.
-    private func read(
+    func read(
         _ prepare: (SQLiteConnection) throws(SQLiteError) -> SQLiteStatement
     ) throws(StoreError) -> [RecordedEvent] {
         try state.withLock { (state) throws(StoreError) -> [RecordedEvent] in
