@@ -5,7 +5,9 @@ import StrataCore
 import SubjectKeys
 
 /// The writer's view of the aggregates: a `DomainState` holding the streams folded so far,
-/// and the whole `Directory`. Streams are folded from the store on first use.
+/// and the `Directory`: every user, and the parties an erasure may ask about (a party is looked
+/// up in the store when its stream is loaded; all are let go at a trim, when every decision
+/// that named one is committed). Streams are folded from the store on first use.
 ///
 /// Bounded by one rule: when more than `capacity` streams are held after a batch, or their
 /// estimated size (`StreamFootprint`) passes `byteCapacity`, the streams the latest batches used
@@ -108,6 +110,8 @@ struct StateCache {
         }
         held = held.filter { Self.isKeptThroughTrims($0.key) || $0.value.lastBatch >= oldestKept }
         state = state.keeping { held[$0] != nil }
+        // Each invoice decided added its party, and each is committed now: the store answers.
+        state.forgetParties()
         keptThroughTrim = 0
         keptBytes = 0
         heldBytes = 0
@@ -140,6 +144,13 @@ struct StateCache {
     /// on this state).
     mutating func load(_ streams: some Sequence<StreamRef>) throws(StoreError) {
         for stream in streams {
+            if case .party(let id) = stream, !state.directory.parties.contains(id) {
+                do throws(StoreError) {
+                    if try store.hasInvoice(forParty: id) { state.addParty(id) }
+                } catch {
+                    throw StoreError(error.kind, "party \(id) cannot be looked up: \(error.message)")
+                }
+            }
             if let index = held.index(forKey: stream) {
                 held.values[index].lastBatch = batch
                 continue
@@ -229,14 +240,14 @@ struct StateCache {
         if isStale { try reset() }
     }
 
-    /// Forgets everything and folds the directory again from the store: after a commit
+    /// Forgets everything and folds the directory's users again from the store: after a commit
     /// that failed, or wrote less than was decided, nothing uncommitted may linger. It also
-    /// finishes any erasure whose key a crash left behind.
+    /// finishes any erasure whose key a crash left behind. Invoices are not read: the store
+    /// answers for parties (`load`).
     mutating func reset() throws(StoreError) {
         var directory = Directory(emailKey: emailKey)
         var after: Int64 = 0
-        let filter = EventFilter.types(
-            [UserRegistered.eventType, InvoiceCreated.eventType, PersonalDataErased.eventType])
+        let filter = EventFilter.types([UserRegistered.eventType, PersonalDataErased.eventType])
         while true {
             let page = try store.events(after: after, limit: 10_000, filter: filter)
             for recorded in page {

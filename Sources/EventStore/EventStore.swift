@@ -52,6 +52,11 @@ public protocol EventStore: Sendable {
     /// its user calls it now and then while it has nothing to append (appends check it too).
     /// Throws `.locked` while another process holds it.
     func keepWriterLock() throws(StoreError)
+
+    /// Whether an invoice names `partyId` as its customer (`InvoiceCreated`'s
+    /// `customer.partyId`): all an erasure asks of a party. The store answers it, from an index
+    /// where it has one, so that the command service need not hold every customer in memory.
+    func hasInvoice(forParty partyId: String) throws(StoreError) -> Bool
 }
 
 extension EventStore {
@@ -90,6 +95,25 @@ extension EventStore {
 
     /// A store without a lock between processes has none to keep.
     public func keepWriterLock() throws(StoreError) {}
+
+    /// Reads every invoice until one names the party: for stores that keep no index of them.
+    public func hasInvoice(forParty partyId: String) throws(StoreError) -> Bool {
+        var after: Int64 = 0
+        while true {
+            let page = try events(after: after, limit: 1000, filter: .types([InvoiceCreated.eventType]))
+            for recorded in page {
+                let event: StrataEvent
+                do {
+                    event = try recorded.decoded()
+                } catch {
+                    throw StoreError(.corrupt, "event \(recorded.position) cannot be read: \(error)")
+                }
+                if case .invoiceCreated(let invoice) = event, invoice.customer.partyId == partyId { return true }
+            }
+            guard let last = page.last else { return false }
+            after = last.position
+        }
+    }
 }
 
 /// Which events a position read returns.

@@ -181,7 +181,8 @@ public final class SQLiteEventStore: EventStore {
     /// The tables as CONTRACT.md "Files" names them. `data` and `metadata` hold
     /// canonical JSON text; `prev_hash` and `hash` lowercase hex. `checkpoints` holds the
     /// command service's signed (position, hash) pairs (`SignedCheckpoint`); a store made
-    /// before it existed gets it at its next writer open, and readers cope without it.
+    /// before it existed gets it at its next writer open, and readers cope without it; so does
+    /// `events_by_invoice_party` (`hasInvoice(forParty:)`).
     static let schema = """
         CREATE TABLE IF NOT EXISTS events (
             position       INTEGER PRIMARY KEY,
@@ -197,6 +198,8 @@ public final class SQLiteEventStore: EventStore {
             UNIQUE (stream, version)
         );
         CREATE INDEX IF NOT EXISTS events_by_type ON events (type, position);
+        CREATE INDEX IF NOT EXISTS events_by_invoice_party
+            ON events (json_extract(data, '$.customer.partyId')) WHERE type = 'InvoiceCreated';
         CREATE TABLE IF NOT EXISTS commands (
             command_id   TEXT    PRIMARY KEY,
             body_digest  TEXT    NOT NULL,

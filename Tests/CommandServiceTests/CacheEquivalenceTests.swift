@@ -11,8 +11,8 @@ import Workloads
 
 /// What the writer decides must not depend on what its cache happens to hold: a month of the
 /// demo business, then rounds of cash-outs and rate changes against the agents' ledgers, and
-/// accounts handed to other agents, erasures and an erased user's email registered again, are
-/// decided once by a writer that keeps everything and decides in large batches, and again by
+/// accounts handed to other agents, erasures (of parties too, whom the store finds) and an
+/// erased user's email registered again, are decided once by a writer that keeps everything and decides in large batches, and again by
 /// writers that are restarted (a new writer on the same store, its cache empty) every few
 /// batches, or whose cache holds a handful of streams, in batches of random sizes. Every reply
 /// and every stored event must come out the same. A payment's commission goes to the agent's
@@ -79,7 +79,12 @@ struct CacheEquivalenceTests {
                     .updateAccount(UpdateAccount(accountId: demo.accountId(n), assignedAgentId: agent))))
         }
         let leaver = demo.agentId(DemoMonth.agents - 1)
-        for (subject, kind) in [(demo.accountId(3), SubjectKind.account), (demo.partyId(1), .party), (leaver, .user)] {
+        // Parties are looked up in the store, found there or among the batch's invoices, or not.
+        let subjects: [(String, SubjectKind?)] = [
+            (demo.accountId(3), .account), (demo.partyId(1), .party), (demo.partyId(2), nil), ("eq-nobody", .party),
+            (leaver, .user),
+        ]
+        for (subject, kind) in subjects {
             let erase = EraseSubject(subjectId: subject, kind: kind, reason: "asked")
             bodies.append(body("eq-erase-\(subject)", actor: admin, .eraseSubject(erase)))
         }

@@ -5,8 +5,14 @@ import StrataCore
 /// which invoice customers (parties) exist.
 ///
 /// No single stream can answer "is this username taken?", so the command service keeps
-/// the directory whole in memory, folded from every `UserRegistered` and `InvoiceCreated`
-/// (a few dozen bytes per user and per customer). Folding an event twice changes nothing.
+/// the users' part whole in memory, folded from every `UserRegistered` (a few dozen bytes per
+/// user). Folding an event twice changes nothing.
+///
+/// Parties are asked about only by an erasure, of one party at a time, and a business may
+/// invoice millions of customers, so the command service holds only the parties it may be
+/// asked about: those whose invoices it decided since it last let them go (`forgetParties`,
+/// between batches), and those it looked up in the store (`addParty`) before deciding a command
+/// that reads the party's stream. A fold of the whole history (tests, tools) holds them all.
 ///
 /// Emails are personal data: the directory keeps each as what `emailKey` makes of it, which
 /// in the command service is a keyed digest (CONTRACT.md "Personal data"), so the writer's
@@ -17,7 +23,7 @@ public struct Directory: Sendable, Hashable {
     public private(set) var usernames: [String: String] = [:]
     /// The key of each normalized email → user id.
     public private(set) var emails: [String: String] = [:]
-    /// Party ids of invoice customers.
+    /// Party ids of invoice customers: every one, or those a decision may ask about (above).
     public private(set) var parties: Set<String> = []
     public let emailKey: EmailKey
 
@@ -47,6 +53,16 @@ public struct Directory: Sendable, Hashable {
         default:
             break
         }
+    }
+
+    /// Records that an invoice names `partyId`, found elsewhere than in a folded event (the store).
+    public mutating func addParty(_ partyId: String) {
+        parties.insert(partyId)
+    }
+
+    /// Lets every party go, for the store to answer for them again.
+    public mutating func forgetParties() {
+        parties = []
     }
 
     /// Whether an email is in the sealed form rather than clear. The prefix alone does not say:

@@ -2,7 +2,7 @@ import Events
 import StrataCore
 
 /// The state a decision reads: the aggregates of the streams the command declares
-/// (`Command.reads`), each folded from its events, plus the whole `Directory`.
+/// (`Command.reads`), each folded from its events, plus the `Directory`.
 ///
 /// The command service keeps one of these as its bounded cache (folding a stream from the
 /// store on a miss, forgetting streams to stay bounded); tests build one by folding only
@@ -73,6 +73,16 @@ public struct DomainState: Sendable {
         case .settings: settings = other.settings
         }
         versions[stream] = other.versions[stream]
+    }
+
+    /// Records that an invoice names `partyId` (`Directory.addParty`).
+    public mutating func addParty(_ partyId: String) {
+        directory.addParty(partyId)
+    }
+
+    /// Lets the directory's parties go (`Directory.forgetParties`).
+    public mutating func forgetParties() {
+        directory.forgetParties()
     }
 
     /// This state with only the aggregates of the streams `keep` names, and the whole directory.
