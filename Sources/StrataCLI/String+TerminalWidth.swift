@@ -4,7 +4,23 @@ extension String {
     /// emoji shown as pictures), none for one of zero-width scalars alone (a joiner, a lone
     /// combining mark), one for any other (a letter with its combining accents is one
     /// `Character`). What `wcwidth` gives, without the C library's dependence on the locale.
+    ///
+    /// Printable ASCII is one column a byte, counted without splitting the text into
+    /// `Character`s: that took most of `strata query --format table`'s time on a large answer,
+    /// whose cells are nearly all ASCII.
     var terminalWidth: Int {
+        isPrintableASCII ? utf8.count : characterWidth
+    }
+
+    /// Only the characters from space to `~`: each is a `Character` of its own (none combines
+    /// with its neighbour), one column wide, and none is escaped when shown (`visible`).
+    var isPrintableASCII: Bool {
+        var text = self
+        return text.withUTF8 { bytes in bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
+    }
+
+    /// `terminalWidth` a `Character` at a time, whatever the text holds.
+    var characterWidth: Int {
         var width = 0
         for character in self {
             let scalars = character.unicodeScalars

@@ -116,22 +116,22 @@ struct QueryOutput {
     /// text), then a line saying how many rows and which position they reflect.
     private func writeTable(to sink: Sink) throws {
         var header: [String] = []
-        var money: Set<Int> = []
+        var money: [Bool] = []
         var widths: [Int] = []
         var hasText: [Bool] = []
         var hasInteger: [Bool] = []
         var count = 0
         try rows({ columns in
-            money = Set(columns.indices.filter { columns[$0].hasSuffix("_cents") })
+            money = columns.map { $0.hasSuffix("_cents") }
             header = columns.enumerated().map { index, column in
-                money.contains(index) ? String(column.dropLast("_cents".count)) : column
+                money[index] ? String(column.dropLast("_cents".count)) : column
             }
             widths = header.map { visible($0).terminalWidth }
             hasText = Array(repeating: false, count: columns.count)
             hasInteger = hasText
         }) { row in
             for (index, value) in row.enumerated() {
-                widths[index] = max(widths[index], visible(Self.cell(value, money: money.contains(index))).terminalWidth)
+                widths[index] = max(widths[index], visible(Self.cell(value, money: money[index])).terminalWidth)
                 if case .text = value { hasText[index] = true }
                 if case .integer = value { hasInteger[index] = true }
             }
@@ -143,7 +143,7 @@ struct QueryOutput {
             guard try sink(alignedLine(header, widths: widths, rightAligned: numeric)) else { return }
             var open = true
             try rows({ _ in }) { row in
-                let cells = row.enumerated().map { index, value in Self.cell(value, money: money.contains(index)) }
+                let cells = row.enumerated().map { index, value in Self.cell(value, money: money[index]) }
                 open = try sink(alignedLine(cells, widths: widths, rightAligned: numeric))
                 return open
             }
