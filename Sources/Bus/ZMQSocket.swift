@@ -99,14 +99,11 @@ public final class ZMQSocket {
 
     // MARK: - Connecting
 
-    /// Binds `endpoint`; a TCP port beyond 65535, or not a number, is refused (EINVAL) before
-    /// libzmq reads it as another port (`TCPPort`), and an ipc path where a file is or another
-    /// process listens before libzmq deletes what is there (`IPCPath`).
+    /// Binds `endpoint`; one libzmq would refuse or misread is refused (`Endpoint`: a TCP port
+    /// beyond 65535 or not a number, which libzmq read as another port), and an ipc path where a
+    /// file is or another process listens before libzmq deletes what is there (`IPCPath`).
     public func bind(_ endpoint: String) throws(ZMQError) {
-        if let problem = TCPPort.problem(in: endpoint, binding: true) {
-            throw ZMQError("zmq_bind \(endpoint) (\(problem))", code: EINVAL)
-        }
-        if let problem = IPCPath.problem(binding: endpoint) {
+        if let problem = Endpoint.problem(in: endpoint, binding: true) ?? IPCPath.problem(binding: endpoint) {
             throw ZMQError("zmq_bind \(endpoint) (\(problem.reason))", code: problem.code)
         }
         try check("zmq_bind \(endpoint)") { zmq_bind(handle, endpoint) }
@@ -120,11 +117,12 @@ public final class ZMQSocket {
         try check("zmq_unbind \(endpoint)") { zmq_unbind(handle, endpoint) }
     }
 
-    /// Connects to `endpoint`; a TCP port that is not one of 1 to 65535 is refused (EINVAL), as
-    /// for `bind`: libzmq connected to port 0 for ever, and to another port than one beyond 65535.
+    /// Connects to `endpoint`; one that could never be reached is refused, as for `bind`
+    /// (`Endpoint`): libzmq connected to port 0, or an IPv6 address, for ever, and to another port
+    /// than one beyond 65535.
     public func connect(_ endpoint: String) throws(ZMQError) {
-        if let problem = TCPPort.problem(in: endpoint, binding: false) {
-            throw ZMQError("zmq_connect \(endpoint) (\(problem))", code: EINVAL)
+        if let problem = Endpoint.problem(in: endpoint, binding: false) {
+            throw ZMQError("zmq_connect \(endpoint) (\(problem.reason))", code: problem.code)
         }
         try check("zmq_connect \(endpoint)") { zmq_connect(handle, endpoint) }
     }

@@ -19,7 +19,7 @@ import Testing
                 ["serve", "--data", directory.path] + endpoints.flatMap { [$0.key, $0.value] })
             let exit = serve.waitForExit(timeout: 30)
             #expect(exit == 2, "\(serve.log)")
-            #expect(serve.log.contains("inproc://strata is one no client can reach"), "\(serve.log)")
+            #expect(serve.log.contains("inproc://strata is one no other process can reach"), "\(serve.log)")
             #expect(!serve.log.contains(" ready "), "\(serve.log)")
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("events.db").path))
         }

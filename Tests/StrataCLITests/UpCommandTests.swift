@@ -85,7 +85,9 @@ struct UpCommandTests {
                 let up = try StrataProcess(["up", "--data", data] + endpoints)
                 defer { up.stop() }
                 #expect(up.waitForExit(timeout: 30) == 2, "\(endpoint): \(up.log)")
-                let refusal = "strata up: the \(name) endpoint \(endpoint) is not one the projectors can connect to"
+                let refusal = "strata up: the \(name) endpoint \(endpoint) "
+                    + (endpoint.hasPrefix("inproc://")
+                        ? "is one no other process can reach" : "is not one the projectors can connect to")
                 #expect(up.log.hasPrefix(refusal), "\(up.log)")
                 #expect(!up.log.contains("started serve"), "\(up.log)")
             }

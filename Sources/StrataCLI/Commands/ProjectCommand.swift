@@ -76,9 +76,11 @@ enum ProjectCommand {
             event a projection cannot apply); started with SIGHUP ignored (nohup), it keeps ignoring
             SIGHUP. Exit codes: 0 stopped; 1 stopped at an event, a refused --resume or
             --skip, a file ahead of or not from the store, a refusal from history; 2 usage or environment
-            (no usable key, a malformed endpoint, a projection file that cannot be opened or written,
-            another projector on the file, no readable key store, a metrics file that cannot be written, is
-            not a regular file (a FIFO, a directory, a device) or is one of the system's files).
+            (no usable key, an endpoint no connect could reach, refused before anything is made: no
+            transport, a port that is not one of 1 to 65535, an IPv6 address, inproc://; a projection
+            file that cannot be opened or written, another projector on the file, no readable key store,
+            a metrics file that cannot be written, is not a regular file (a FIFO, a directory, a device)
+            or is one of the system's files).
             """)
 
     static let subcommand = Subcommand(spec: spec, stopsOnSignals: true) { arguments, environment in
@@ -89,6 +91,7 @@ enum ProjectCommand {
         }
         let observability = try Observability.resolve(arguments, environment: environment)
         try observability.requireUsableMetricsFile(configuration, arguments, environment)
+        try configuration.requireUsableEndpoints(.projector)
         let signing = try configuration.signingKey(for: .history)
         let logger = observability.logger(label: "project-\(name)")
         let act = try operatorAct(arguments, target: target)

@@ -13,6 +13,9 @@ enum ServeCommand {
             Holds the writer lock on DATA/events.db (a second serve or admin bootstrap refuses to
             start), binds the commands (ROUTER), events (PUB) and history (ROUTER) endpoints, and logs
             to standard error. A port of * binds any free port; the "ready" line names the ports bound.
+            An endpoint no bind could take (no transport, a port beyond 65535, a host that is no IPv4
+            address or network interface here, such as localhost, inproc://) is refused before anything
+            is made.
 
             When the key file holds a CURVE server pair ("curveServer", made by `strata keys new … --curve`),
             all three endpoints are CURVE-encrypted and admit only connections presenting a key file
@@ -55,9 +58,9 @@ enum ServeCommand {
             holds a store with events, or its relative key file where nothing is, where the working
             directory's reading of it is a file: write them as absolute paths; no key file, one that is
             malformed, holds an unknown member or is readable by others, a checkpoint key that is
-            malformed or readable by others, an endpoint that cannot be bound, a key file with the CURVE
-            server's public key but not its secret, a metrics file that cannot be written, is not a
-            regular file (a FIFO, a directory, a device) or is one of the system's files).
+            malformed or readable by others, an endpoint no bind could take or that is in use, a key
+            file with the CURVE server's public key but not its secret, a metrics file that cannot be
+            written, is not a regular file (a FIFO, a directory, a device) or is one of the system's files).
             """)
 
     static let subcommand = Subcommand(spec: spec, stopsOnSignals: true) { arguments, environment in
@@ -65,7 +68,6 @@ enum ServeCommand {
         let observability = try Observability.resolve(arguments, environment: environment)
         try observability.requireUsableMetricsFile(configuration, arguments, environment)
         let tuning = try Tuning.resolve(arguments)
-        try requireReachable(configuration)
         // Before the key file, which the same config file may also name elsewhere now.
         try WorkingDirectoryHistory.requireNone(configuration)
         let keys = try configuration.readKeyFile()
@@ -73,6 +75,7 @@ enum ServeCommand {
         // Before anything is made: the key is made only once the store has opened.
         try CheckpointKeyFile.requireApart(
             CheckpointKeyFile.keyPath(arguments, environment, configuration), configuration)
+        try configuration.requireUsableEndpoints(.serve)
         try Directories.create(configuration.dataDirectory, "the data directory", mode: 0o700)
         try EarlierHistory.requireNone(configuration)
         let logger = observability.logger(label: "serve")
@@ -208,20 +211,6 @@ enum ServeCommand {
             if let checkpointInterval { settings.checkpointInterval = checkpointInterval }
             settings.maximumStoreBytes = maximumStoreBytes
             if let cacheMebibytes { settings.cacheBytes = Int(cacheMebibytes) << 20 }
-        }
-    }
-
-    /// Refuses an `inproc://` endpoint: it reaches only within serve's own process, so serve said
-    /// it was ready on an endpoint no client, projector or `strata` command could ever reach.
-    static func requireReachable(_ configuration: Configuration) throws(CommandFailure) {
-        let endpoints = [
-            ("commands", configuration.commandsEndpoint), ("events", configuration.eventsEndpoint),
-            ("history", configuration.historyEndpoint),
-        ]
-        for (name, endpoint) in endpoints where endpoint.hasPrefix("inproc://") {
-            throw .environment(
-                "the \(name) endpoint \(endpoint) is one no client can reach: inproc:// reaches only within "
-                    + "serve's own process; use tcp:// or ipc://")
         }
     }
 

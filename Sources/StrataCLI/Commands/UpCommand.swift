@@ -23,7 +23,8 @@ enum UpCommand {
             ready stops everything with no projector started, and one not ready after 120 s is stopped.
             The events and history endpoints must name a host and a port the projectors can connect to
             as given: `*` or port 0, which let serve choose, are refused (exit 2), and so is inproc://,
-            which no other process reaches.
+            which no other process reaches, and any endpoint serve could not bind or the projectors
+            could not connect to (`strata serve --help`, `strata project --help`).
 
             A child that crashes (dies from a signal, or exits other than 0, 1 or 2 on its own), or
             cannot be started, is started again after 1 s, then 2, 4 … up to 30 s while it keeps
@@ -76,9 +77,8 @@ enum UpCommand {
             }
             return 0
         }
-        // Fail here, once, rather than in a restart loop: the children need these.
-        try requireConnectable(configuration.eventsEndpoint, "events")
-        try requireConnectable(configuration.historyEndpoint, "history")
+        // Fail here, once, before serve makes anything, rather than in a restart loop.
+        try configuration.requireUsableEndpoints(.up)
         // Before the key file, which the same config file may also name elsewhere now.
         try WorkingDirectoryHistory.requireNone(configuration)
         try ServeCommand.requireServiceCopy(configuration.readKeyFile(), configuration.keysFile)
@@ -128,34 +128,6 @@ enum UpCommand {
         } catch {
             logger.error(error.message)
         }
-    }
-
-    /// Refuses an endpoint the projectors cannot connect to as written: a port serve chooses (`*`
-    /// or 0, and `ipc://*`), which they would never learn, the host `*`, which names no address, or
-    /// `inproc://`, which no other process reaches.
-    /// `up` gives them the endpoints serve binds, and they ended at once with exit 2 and stayed
-    /// down, leaving serve to run alone with nothing kept up to date.
-    static func requireConnectable(_ endpoint: String, _ name: String) throws(CommandFailure) {
-        // inproc:// reaches only within the process that binds it: serve said it was ready, and the
-        // projectors asked history for an answer that could never come, for as long as `up` ran.
-        if endpoint.hasPrefix("inproc://") {
-            throw .environment(
-                "the \(name) endpoint \(endpoint) is not one the projectors can connect to: inproc:// reaches only "
-                    + "within the process that binds it, and serve and the projectors are processes of their own; "
-                    + "use tcp:// or ipc://")
-        }
-        let chosen: Bool
-        if endpoint.hasPrefix("tcp://"), let colon = endpoint.lastIndex(of: ":") {
-            let host = endpoint[endpoint.index(endpoint.startIndex, offsetBy: 6)..<colon]
-            let port = endpoint[endpoint.index(after: colon)...]
-            chosen = host == "*" || port == "*" || port == "0"
-        } else {
-            chosen = endpoint == "ipc://*"
-        }
-        guard chosen else { return }
-        throw .environment(
-            "the \(name) endpoint \(endpoint) is not one the projectors can connect to, and up connects them to "
-                + "the endpoints serve binds: name the host and the port (tcp://0.0.0.0:PORT binds every interface)")
     }
 
     /// The three processes, each with the settings it takes: serve no client key, the
