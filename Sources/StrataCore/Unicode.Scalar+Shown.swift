@@ -4,7 +4,9 @@ extension Unicode.Scalar {
     /// bidirectional control that would turn the rest of a line around, or a line or paragraph
     /// separator that some viewers break at. One rule for the command line and the logs alike.
     public var isEscapedWhenShown: Bool {
-        value < 0x20 || (0x7F...0x9F).contains(value) || properties.isBidiControl || self == "\u{2028}"
-            || self == "\u{2029}"
+        // No ASCII scalar is a bidirectional control, so the common case needs no look-up of the
+        // scalar's Unicode properties (the first thing a profile of a table of text showed).
+        if value < 0x7F { return value < 0x20 }
+        return value <= 0x9F || properties.isBidiControl || self == "\u{2028}" || self == "\u{2029}"
     }
 }
