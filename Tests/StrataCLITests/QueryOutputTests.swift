@@ -53,6 +53,16 @@ import Testing
             ])
     }
 
+    /// A comma or a quote that a combining mark follows is one `Character` with it, yet a CSV
+    /// reader splits at the comma and ends the field at the quote all the same: such a field is
+    /// quoted, its quotes doubled, like any other.
+    @Test func csvQuotesACommaOrAQuoteThatAMarkFollows() throws {
+        let rows: [[ProjectionValue]] = [[.text("a,\u{301}b"), .text("say \"\u{301}hi\u{301}\""), .text("x\r\n")]]
+        #expect(
+            try output(rows).rendered(as: .csv) == "entity,reason,amount_cents\r\n"
+                + "\"a,\u{301}b\",\"say \"\"\u{301}hi\u{301}\"\"\",\"x\r\n\"\r\n")
+    }
+
     /// Text a spreadsheet would run as a formula gets a `'` in front; numbers, phone numbers
     /// and text with such a character further in are left as they are.
     @Test func csvTextThatStartsAFormulaIsQuotedAsText() throws {

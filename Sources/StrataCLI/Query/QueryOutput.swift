@@ -158,11 +158,21 @@ struct QueryOutput {
         return value.plainText
     }
 
+    /// A CSV field: quoted when it holds a comma, a quote, CR or LF, its quotes doubled (RFC 4180).
+    /// Judged by bytes, as a CSV reader splits: a comma or a quote followed by a combining mark
+    /// is one `Character` with it, which no longer compared equal to "," or a quote, so the field
+    /// went unquoted (or its quote undoubled) and a reader split the row there.
     static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) else {
-            return text
+        let comma = UInt8(ascii: ","), quote = UInt8(ascii: "\""), cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
+        guard text.utf8.contains(where: { $0 == comma || $0 == quote || $0 == cr || $0 == lf }) else { return text }
+        var quoted: [UInt8] = [quote]
+        quoted.reserveCapacity(text.utf8.count + 8)
+        for byte in text.utf8 {
+            quoted.append(byte)
+            if byte == quote { quoted.append(quote) }
         }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        quoted.append(quote)
+        return String(decoding: quoted, as: UTF8.self)
     }
 }
 
