@@ -1,4 +1,5 @@
 import Projections
+import StrataCore
 import Testing
 
 @testable import StrataCLI
@@ -51,6 +52,25 @@ import Testing
                 "account-4  Kim          4.00",
                 "(4 rows; audit at position 9)",
             ])
+    }
+
+    /// Each JSON row is the canonical JSON of an object of its columns, keys in RFC 8785's order
+    /// (by UTF-16 code units: U+1F600, whose first unit is a surrogate, D83D, sorts before U+FF5A), as if
+    /// a dictionary were built and sorted a row; a name two columns share keeps the last column.
+    @Test func jsonRowsAreCanonicalObjectsOfTheirColumns() throws {
+        let columns = ["zeta", "é", "\u{1F600}", "\u{FF5A}", "a\"b", "zeta", "Z"]
+        let rows: [[ProjectionValue]] = [
+            [.integer(1), .text("x\n\u{0}"), .null, .text("山田"), .integer(-7), .integer(2), .text("")],
+            [.null, .null, .text("\u{202E}"), .integer(Int64.max), .text("\\"), .text("last"), .integer(0)],
+        ]
+        let output = QueryOutput(columns: columns, rows: rows, position: 3, source: "readmodels at position 3")
+        let expected = rows.map { row in
+            var object: [String: JSONValue] = [:]
+            for (column, value) in zip(columns, row) { object[column] = value.json }
+            return CanonicalJSON.string(.object(object))
+        }
+        #expect(try output.rendered(as: .json) == #"{"position":3,"rows":["# + expected.joined(separator: ",") + "]}\n")
+        #expect(expected[1].hasPrefix(#"{"Z":0,"a\"b":"\\","zeta":"last","é":null,"😀":"#), "\(expected[1])")
     }
 
     /// A comma or a quote that a combining mark follows is one `Character` with it, yet a CSV
