@@ -9,7 +9,7 @@ import Synchronization
 import Testing
 
 /// A store that counts what the writer reads of each stream, reading through to `inner`.
-private final class CountingStore: EventStore {
+private final class CountingStore: StoreReadingThrough {
     let inner: any EventStore
     /// Per stream: the events read, and the most read at once.
     private let reads = Mutex<[String: (events: Int, largestRead: Int)]>([:])
@@ -20,15 +20,6 @@ private final class CountingStore: EventStore {
         reads.withLock { $0[stream] ?? (0, 0) }
     }
 
-    func appendReturningEvents(_ commands: [CommandWrite], at instant: Timestamp?) throws(StoreError)
-        -> (results: [CommandResult], events: [RecordedEvent])
-    {
-        try inner.appendReturningEvents(commands, at: instant)
-    }
-    func head() throws(StoreError) -> Int64 { try inner.head() }
-    func events(after position: Int64, limit: Int, filter: EventFilter) throws(StoreError) -> [RecordedEvent] {
-        try inner.events(after: position, limit: limit, filter: filter)
-    }
     func events(in stream: StreamName, fromVersion: Int64, limit: Int) throws(StoreError) -> [RecordedEvent] {
         let events = try inner.events(in: stream, fromVersion: fromVersion, limit: limit)
         reads.withLock { reads in
@@ -36,13 +27,6 @@ private final class CountingStore: EventStore {
             reads[stream.description] = (before.events + events.count, max(before.largestRead, events.count))
         }
         return events
-    }
-    func version(of stream: StreamName) throws(StoreError) -> Int64 { try inner.version(of: stream) }
-    func journalEntry(commandId: String) throws(StoreError) -> JournalEntry? {
-        try inner.journalEntry(commandId: commandId)
-    }
-    func verify(progress: (@Sendable (Int64) -> Void)?) throws(StoreError) -> ChainReport {
-        try inner.verify(progress: progress)
     }
 }
 

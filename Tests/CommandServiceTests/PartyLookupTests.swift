@@ -19,34 +19,15 @@ struct PartyLookupTests {
     private static let day = LocalDate("2026-11-20")!
 
     /// A store that records which event types the writer reads by position, reading through.
-    private final class TypeRecordingStore: EventStore {
+    private final class TypeRecordingStore: StoreReadingThrough {
         let inner: any EventStore
         let typesRead = Mutex<Set<String>>([])
 
         init(_ inner: any EventStore) { self.inner = inner }
 
-        func appendReturningEvents(_ commands: [CommandWrite], at instant: Timestamp?) throws(StoreError)
-            -> (results: [CommandResult], events: [RecordedEvent])
-        {
-            try inner.appendReturningEvents(commands, at: instant)
-        }
-        func head() throws(StoreError) -> Int64 { try inner.head() }
         func events(after position: Int64, limit: Int, filter: EventFilter) throws(StoreError) -> [RecordedEvent] {
             if case .types(let types) = filter { typesRead.withLock { $0.formUnion(types) } }
             return try inner.events(after: position, limit: limit, filter: filter)
-        }
-        func events(in stream: StreamName, fromVersion: Int64, limit: Int) throws(StoreError) -> [RecordedEvent] {
-            try inner.events(in: stream, fromVersion: fromVersion, limit: limit)
-        }
-        func version(of stream: StreamName) throws(StoreError) -> Int64 { try inner.version(of: stream) }
-        func journalEntry(commandId: String) throws(StoreError) -> JournalEntry? {
-            try inner.journalEntry(commandId: commandId)
-        }
-        func verify(progress: (@Sendable (Int64) -> Void)?) throws(StoreError) -> ChainReport {
-            try inner.verify(progress: progress)
-        }
-        func hasInvoice(forParty partyId: String) throws(StoreError) -> Bool {
-            try inner.hasInvoice(forParty: partyId)
         }
     }
 

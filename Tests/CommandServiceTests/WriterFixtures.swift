@@ -37,7 +37,7 @@ func pending(
 /// A store that fails on demand, reading through to `inner` otherwise: its appends (a full
 /// disk, an I/O error: for the rule that a failed commit acknowledges nothing), and its reads
 /// by position, which is how the writer folds the directory again when it rebuilds its cache.
-final class UnreliableStore: EventStore {
+final class UnreliableStore: StoreReadingThrough {
     let inner: any EventStore
     private let failures: Mutex<(appends: StoreError?, positionReads: StoreError?)>
 
@@ -62,10 +62,28 @@ final class UnreliableStore: EventStore {
         if let failure = failures.withLock({ $0.appends }) { throw failure }
         return try inner.appendReturningEvents(commands, at: instant)
     }
-    func head() throws(StoreError) -> Int64 { try inner.head() }
     func events(after position: Int64, limit: Int, filter: EventFilter) throws(StoreError) -> [RecordedEvent] {
         if let failure = failures.withLock({ $0.positionReads }) { throw failure }
         return try inner.events(after: position, limit: limit, filter: filter)
+    }
+}
+
+/// A store that reads and writes through to `inner`: the tests' stores that watch or disturb
+/// the writer's use of a real one (`UnreliableStore`, and those that count or record its reads)
+/// write only what they do differently.
+protocol StoreReadingThrough: EventStore {
+    var inner: any EventStore { get }
+}
+
+extension StoreReadingThrough {
+    func appendReturningEvents(_ commands: [CommandWrite], at instant: Timestamp?) throws(StoreError)
+        -> (results: [CommandResult], events: [RecordedEvent])
+    {
+        try inner.appendReturningEvents(commands, at: instant)
+    }
+    func head() throws(StoreError) -> Int64 { try inner.head() }
+    func events(after position: Int64, limit: Int, filter: EventFilter) throws(StoreError) -> [RecordedEvent] {
+        try inner.events(after: position, limit: limit, filter: filter)
     }
     func events(in stream: StreamName, fromVersion: Int64, limit: Int) throws(StoreError) -> [RecordedEvent] {
         try inner.events(in: stream, fromVersion: fromVersion, limit: limit)
@@ -76,5 +94,8 @@ final class UnreliableStore: EventStore {
     }
     func verify(progress: (@Sendable (Int64) -> Void)?) throws(StoreError) -> ChainReport {
         try inner.verify(progress: progress)
+    }
+    func hasInvoice(forParty partyId: String) throws(StoreError) -> Bool {
+        try inner.hasInvoice(forParty: partyId)
     }
 }
