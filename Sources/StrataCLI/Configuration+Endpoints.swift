@@ -36,29 +36,18 @@ extension Configuration {
             }
         }
         for (name, endpoint) in connected {
-            if user == .up { try Self.requireConnectableAsBound(endpoint, name) }
-            if let problem = Endpoint.problem(in: endpoint, binding: false) {
-                throw UsageError("the \(name) endpoint \(endpoint) cannot be connected to: \(problem.reason)")
+            guard let problem = Endpoint.problem(in: endpoint, binding: false) else { continue }
+            // `up` hands the projectors the endpoints serve binds, and each passed as a bind above:
+            // one a connect cannot take lets serve choose (a port, every interface, a path), which
+            // the projectors would never learn. They ended at once with exit 2 and stayed down,
+            // leaving serve to run alone with nothing kept up to date.
+            if user == .up {
+                throw UsageError(
+                    "the \(name) endpoint \(endpoint) is not one the projectors can connect to, and up connects them "
+                        + "to the endpoints serve binds: \(problem.reason); name the host and the port "
+                        + "(tcp://0.0.0.0:PORT binds every interface)")
             }
+            throw UsageError("the \(name) endpoint \(endpoint) cannot be connected to: \(problem.reason)")
         }
-    }
-
-    /// Refuses an endpoint `up` would hand its projectors as serve binds it, which they cannot
-    /// connect to as written: a port serve chooses (`*` or 0, and `ipc://*`), which they would never
-    /// learn, or the host `*`, which names no address. They ended at once with exit 2 and stayed
-    /// down, leaving serve to run alone with nothing kept up to date.
-    private static func requireConnectableAsBound(_ endpoint: String, _ name: String) throws(UsageError) {
-        let chosen: Bool
-        if endpoint.hasPrefix("tcp://"), let colon = endpoint.lastIndex(of: ":") {
-            let host = endpoint[endpoint.index(endpoint.startIndex, offsetBy: 6)..<colon]
-            let port = endpoint[endpoint.index(after: colon)...]
-            chosen = host == "*" || port == "*" || port == "0"
-        } else {
-            chosen = endpoint == "ipc://*"
-        }
-        guard chosen else { return }
-        throw UsageError(
-            "the \(name) endpoint \(endpoint) is not one the projectors can connect to, and up connects them to "
-                + "the endpoints serve binds: name the host and the port (tcp://0.0.0.0:PORT binds every interface)")
     }
 }
