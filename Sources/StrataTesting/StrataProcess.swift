@@ -40,7 +40,10 @@ public final class StrataProcess: Sendable {
             }
         }
         let inputPipe = takingInput ? Pipe() : nil
-        if let inputPipe { process.standardInput = inputPipe }
+        if let inputPipe {
+            process.standardInput = inputPipe
+            ChildProcess.ignoreBrokenPipes()
+        }
         try process.run()
         self.process = process
         self.input = inputPipe?.fileHandleForWriting

@@ -89,6 +89,7 @@ import Testing
         let output = Pipe()
         python.standardInput = input
         python.standardOutput = output
+        ChildProcess.ignoreBrokenPipes()
         try python.run()
         defer { if python.isRunning { python.terminate() } }
         let lines = LineReader(output.fileHandleForReading.fileDescriptor)

@@ -49,6 +49,7 @@ private func line(from descriptor: Int32, within seconds: Double) -> String? {
         let output = Pipe()
         send.standardInput = input
         send.standardOutput = output
+        ChildProcess.ignoreBrokenPipes()
         try send.run()
         defer { if send.isRunning { send.terminate() } }
 
@@ -85,7 +86,7 @@ private func line(from descriptor: Int32, within seconds: Double) -> String? {
         try send.run()
         defer { if send.isRunning { send.terminate() } }
         // The line written after `send` has ended must not end this process.
-        signal(SIGPIPE, SIG_IGN)
+        ChildProcess.ignoreBrokenPipes()
         func write(_ line: String) {
             let bytes = Array((line + "\n").utf8)
             _ = Glibc.write(input.fileHandleForWriting.fileDescriptor, bytes, bytes.count)

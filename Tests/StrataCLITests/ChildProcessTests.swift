@@ -3,7 +3,8 @@ import StrataTesting
 import Testing
 
 /// The tests' own way of running a process: a child that writes much to both streams, or
-/// answers before reading all its input, never blocks it.
+/// answers before reading all its input, never blocks it, and one that never reads it does not
+/// end the run.
 @Suite("Child processes")
 struct ChildProcessTests {
     @Test func aChildWritingMuchToStandardErrorIsReadToTheEnd() throws {
@@ -21,5 +22,16 @@ struct ChildProcessTests {
             stdin: input)
         #expect(result.exitCode == 0)
         #expect(result.stdout.count == 200_000)
+    }
+
+    /// A child that ends without reading its input (a refusal of its arguments, at once) leaves
+    /// the input's writer a broken pipe: that is no reason to end the whole test run by SIGPIPE.
+    /// The input is larger than a pipe holds, so the write is still under way when the child ends.
+    @Test func aChildThatEndsWithoutReadingItsInputEndsNothingElse() throws {
+        let input = String(repeating: "line of input\n", count: 20_000)
+        let result = try ChildProcess.run(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "echo refused >&2; exit 2"], stdin: input)
+        #expect(result.exitCode == 2)
+        #expect(result.stderr == "refused\n")
     }
 }
